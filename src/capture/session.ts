@@ -1,0 +1,32 @@
+/**
+ * Ingest a live session: its transcript and the subagent transcripts beside it. Shared by the
+ * Stop, PreCompact, SessionEnd and SubagentStop hooks.
+ */
+import type { Database } from "bun:sqlite";
+import { type IngestResult, ingestSubagent, ingestTranscript, subagentFiles } from "./ingest.ts";
+
+export function ingestSession(
+  db: Database,
+  opts: { path: string; sessionId: string; project: string | null; now: number },
+): IngestResult {
+  const res = ingestTranscript(db, {
+    path: opts.path,
+    sessionId: opts.sessionId,
+    ...(opts.project ? { project: opts.project } : {}),
+    now: opts.now,
+  });
+  for (const f of subagentFiles(opts.path)) ingestSubagent(db, f, opts.now, opts.sessionId);
+  return res;
+}
+
+function normalizeText(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}
+
+/** Does the transcript's newest final assistant text hold what the Stop payload says was said last? */
+export function hasLastMessage(fileText: string | null, lastAssistantMessage: string): boolean {
+  if (fileText === null) return false;
+  const a = normalizeText(fileText);
+  const b = normalizeText(lastAssistantMessage);
+  return b.length === 0 || a === b || a.endsWith(b) || a.includes(b);
+}

@@ -1,0 +1,174 @@
+import type { Database } from "bun:sqlite";
+import type { DetailDraft } from "../../core/model.ts";
+
+export interface CursorRow {
+  transcript_path: string;
+  session_id: string;
+  offset: number;
+  turn_offset: number;
+  turn_number: number;
+  identity: string | null;
+  size: number;
+  skipped_lines: number;
+  updated_at: number;
+}
+
+export function getCursor(db: Database, path: string): CursorRow | null {
+  return db
+    .query<CursorRow, { path: string }>("SELECT * FROM ingest_cursors WHERE transcript_path = $path")
+    .get({ path });
+}
+
+export function saveCursor(db: Database, c: CursorRow): void {
+  db.query(
+    `INSERT OR REPLACE INTO ingest_cursors
+       (transcript_path, session_id, offset, turn_offset, turn_number, identity, size, skipped_lines, updated_at)
+     VALUES ($transcript_path, $session_id, $offset, $turn_offset, $turn_number, $identity, $size, $skipped_lines, $updated_at)`,
+  ).run({ ...c });
+}
+
+export interface TurnWrite {
+  sessionId: string;
+  originSessionId: string;
+  number: number;
+  startedAt: number;
+  endedAt: number;
+  user: string;
+  assistant: string;
+  finalText: string | null;
+}
+
+/** Insert or update a turn by its key; returns its row id (stable across updates). */
+export function upsertTurn(db: Database, t: TurnWrite): number {
+  const row = db
+    .query<{ id: number }, Record<string, string | number>>(
+      `INSERT INTO turns (session_id, origin_session_id, turn_number, started_at, ended_at, user_chars, assistant_chars)
+       VALUES ($session, $origin, $number, $started, $ended, $uc, $ac)
+       ON CONFLICT(origin_session_id, turn_number) DO UPDATE SET
+         started_at = excluded.started_at, ended_at = excluded.ended_at,
+         user_chars = excluded.user_chars, assistant_chars = excluded.assistant_chars
+       RETURNING id`,
+    )
+    .get({
+      session: t.sessionId,
+      origin: t.originSessionId,
+      number: t.number,
+      started: t.startedAt,
+      ended: t.endedAt,
+      uc: t.user.length,
+      ac: t.assistant.length,
+    });
+  const id = row!.id;
+  const body = db.query(
+    `INSERT INTO bodies (turn_id, session_id, origin_session_id, role, text, final_text)
+     VALUES ($turn, $session, $origin, $role, $text, $final)
+     ON CONFLICT(turn_id, role) DO UPDATE SET text = excluded.text, final_text = excluded.final_text
+     WHERE bodies.text IS NOT excluded.text OR bodies.final_text IS NOT excluded.final_text`,
+  );
+  body.run({
+    turn: id,
+    session: t.sessionId,
+    origin: t.originSessionId,
+    role: "user",
+    text: t.user,
+    final: null,
+  });
+  body.run({
+    turn: id,
+    session: t.sessionId,
+    origin: t.originSessionId,
+    role: "assistant",
+    text: t.assistant,
+    final: t.finalText,
+  });
+  return id;
+}
+
+/** Replace the transcript-sourced L3 rows of one turn (or of the preamble when turnId is null). */
+export function replaceDetails(
+  db: Database,
+  scope: { turnId: number | null; turnNumber: number; sessionId: string; originSessionId: string },
+  details: readonly DetailDraft[],
+): void {
+  if (scope.turnId === null)
+    db.query(
+      "DELETE FROM details WHERE origin_session_id = $origin AND turn_id IS NULL AND source = 'transcript'",
+    ).run({
+      origin: scope.originSessionId,
+    });
+  else
+    db.query("DELETE FROM details WHERE turn_id = $turn AND source = 'transcript'").run({
+      turn: scope.turnId,
+    });
+  const ins = db.query(
+    `INSERT INTO details (turn_id, session_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+     VALUES ($turn, $session, $origin, 'transcript', $ord, $kind, $tool, $tuid, $input, $output, $err, $created, $ikey)`,
+  );
+  details.forEach((d, ord) => {
+    ins.run({
+      turn: scope.turnId,
+      session: scope.sessionId,
+      origin: scope.originSessionId,
+      ord,
+      kind: d.kind,
+      tool: d.toolName,
+      tuid: d.toolUseId,
+      input: d.input,
+      output: d.output,
+      err: d.isError ? 1 : 0,
+      created: d.createdAt,
+      ikey: `${scope.originSessionId}:${scope.turnNumber}:${ord}`,
+    });
+  });
+}
+
+/** Turns numbered beyond what the transcript now holds (the file was replaced by a shorter one). */
+export function deleteTurnsAfter(db: Database, origin: string, lastNumber: number): void {
+  db.query("DELETE FROM turns WHERE origin_session_id = $origin AND turn_number > $n").run({
+    origin,
+    n: lastNumber,
+  });
+}
+
+/** Turn row id holding a given time for a session chain: the latest turn started at or before `ts`. */
+export function turnAt(
+  db: Database,
+  origin: string,
+  ts: number,
+): { id: number; turn_number: number; session_id: string } | null {
+  return (
+    db
+      .query<{ id: number; turn_number: number; session_id: string }, { origin: string; ts: number }>(
+        `SELECT id, turn_number, session_id FROM turns WHERE origin_session_id = $origin AND started_at <= $ts
+         ORDER BY started_at DESC, turn_number DESC LIMIT 1`,
+      )
+      .get({ origin, ts }) ??
+    db
+      .query<{ id: number; turn_number: number; session_id: string }, { origin: string }>(
+        "SELECT id, turn_number, session_id FROM turns WHERE origin_session_id = $origin ORDER BY turn_number LIMIT 1",
+      )
+      .get({ origin })
+  );
+}
+
+/** A subagent transcript is one L3 row keyed on its agent: re-ingesting replaces it. */
+export function upsertSubagentDetail(
+  db: Database,
+  d: { turnId: number | null; sessionId: string; originSessionId: string; key: string; detail: DetailDraft },
+): void {
+  db.query("DELETE FROM details WHERE ikey = $ikey").run({ ikey: d.key });
+  db.query(
+    `INSERT INTO details (turn_id, session_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+     VALUES ($turn, $session, $origin, 'subagent', 0, $kind, $tool, NULL, $input, $output, 0, $created, $ikey)`,
+  ).run({
+    turn: d.turnId,
+    session: d.sessionId,
+    origin: d.originSessionId,
+    kind: d.detail.kind,
+    tool: d.detail.toolName,
+    input: d.detail.input,
+    output: d.detail.output,
+    created: d.detail.createdAt,
+    ikey: d.key,
+  });
+}

@@ -1,0 +1,184 @@
+/**
+ * Migrations, in order. `PRAGMA user_version` holds how many have been applied. Embedded as
+ * strings so the compiled binary carries them; never edit a shipped entry, append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1: initial schema */ `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  project TEXT,
+  transcript_path TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  merged_into TEXT,
+  title TEXT
+);
+CREATE INDEX sessions_project ON sessions(project, updated_at);
+CREATE INDEX sessions_merged_into ON sessions(merged_into);
+
+CREATE TABLE turns (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  origin_session_id TEXT NOT NULL,
+  turn_number INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  ended_at INTEGER NOT NULL,
+  user_chars INTEGER NOT NULL,
+  assistant_chars INTEGER NOT NULL,
+  UNIQUE (origin_session_id, turn_number)
+);
+CREATE INDEX turns_session_started ON turns(session_id, started_at, origin_session_id, turn_number);
+
+CREATE TABLE bodies (
+  id INTEGER PRIMARY KEY,
+  turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+  session_id TEXT NOT NULL,
+  origin_session_id TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+  text TEXT NOT NULL,
+  final_text TEXT,
+  UNIQUE (turn_id, role)
+);
+CREATE INDEX bodies_session ON bodies(session_id);
+
+CREATE TABLE details (
+  id INTEGER PRIMARY KEY,
+  turn_id INTEGER REFERENCES turns(id) ON DELETE CASCADE,
+  session_id TEXT NOT NULL,
+  origin_session_id TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'transcript',
+  ord INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  tool_name TEXT,
+  tool_use_id TEXT,
+  input TEXT,
+  output TEXT,
+  is_error INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  ikey TEXT NOT NULL UNIQUE
+);
+CREATE INDEX details_turn ON details(turn_id, ord);
+CREATE INDEX details_session ON details(session_id, created_at);
+CREATE INDEX details_origin ON details(origin_session_id, source);
+
+CREATE TABLE skeletons (
+  turn_id INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+  summary TEXT,
+  backend TEXT NOT NULL,
+  error TEXT,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  origin_session_id TEXT NOT NULL,
+  project TEXT,
+  turn_number INTEGER,
+  seq INTEGER NOT NULL,
+  ts INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  tool_use_id TEXT,
+  ikey TEXT NOT NULL UNIQUE
+);
+CREATE INDEX events_session_ts ON events(session_id, ts);
+CREATE INDEX events_project_ts ON events(project, ts);
+CREATE INDEX events_origin_seq ON events(origin_session_id, seq);
+
+CREATE TABLE handoff_batons (
+  project TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE pending_handoffs (
+  session_id TEXT PRIMARY KEY,
+  project TEXT,
+  source TEXT,
+  predecessor TEXT,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE handoffs (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  predecessor TEXT,
+  reason TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX handoffs_session ON handoffs(session_id, created_at);
+
+CREATE TABLE ingest_cursors (
+  transcript_path TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  offset INTEGER NOT NULL,
+  turn_offset INTEGER NOT NULL,
+  turn_number INTEGER NOT NULL,
+  identity TEXT,
+  size INTEGER NOT NULL,
+  skipped_lines INTEGER NOT NULL DEFAULT 0,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX ingest_cursors_session ON ingest_cursors(session_id);
+
+CREATE TABLE injections (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  total_chars INTEGER NOT NULL,
+  budget INTEGER NOT NULL,
+  injected_turns INTEGER NOT NULL,
+  remaining_turns INTEGER NOT NULL,
+  older_turns INTEGER NOT NULL,
+  older_summarized INTEGER NOT NULL,
+  truncated_newest INTEGER NOT NULL,
+  boundary TEXT
+);
+CREATE INDEX injections_session ON injections(session_id, created_at);
+
+CREATE TABLE hook_errors (
+  id INTEGER PRIMARY KEY,
+  event TEXT NOT NULL,
+  session_id TEXT,
+  message TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+-- Full-text search. Trigram so code identifiers, paths and Japanese match on substrings.
+-- Contentless: the text lives once, in the base tables; snippets are cut from there.
+CREATE VIRTUAL TABLE bodies_fts USING fts5(text, tokenize = 'trigram', content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE details_fts USING fts5(text, tokenize = 'trigram', content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE events_fts USING fts5(text, tokenize = 'trigram', content = '', contentless_delete = 1);
+
+CREATE TRIGGER bodies_fts_insert AFTER INSERT ON bodies BEGIN
+  INSERT INTO bodies_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER bodies_fts_delete AFTER DELETE ON bodies BEGIN
+  DELETE FROM bodies_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER bodies_fts_update AFTER UPDATE OF text ON bodies BEGIN
+  DELETE FROM bodies_fts WHERE rowid = old.id;
+  INSERT INTO bodies_fts(rowid, text) VALUES (new.id, new.text);
+END;
+-- Only the first 32 KiB of a tool output is indexed: enough for what people search, and it
+-- keeps the index from tripling the size of huge Read results.
+CREATE TRIGGER details_fts_insert AFTER INSERT ON details BEGIN
+  INSERT INTO details_fts(rowid, text) VALUES (new.id,
+    substr(coalesce(new.tool_name, '') || ' ' || coalesce(new.input, '') || char(10) || coalesce(new.output, ''), 1, 32768));
+END;
+CREATE TRIGGER details_fts_delete AFTER DELETE ON details BEGIN
+  DELETE FROM details_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER events_fts_insert AFTER INSERT ON events BEGIN
+  INSERT INTO events_fts(rowid, text) VALUES (new.id, new.type || ' ' || new.summary || char(10) || new.detail);
+END;
+CREATE TRIGGER events_fts_delete AFTER DELETE ON events BEGIN
+  DELETE FROM events_fts WHERE rowid = old.id;
+END;
+`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

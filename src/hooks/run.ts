@@ -1,0 +1,118 @@
+/**
+ * Hook contract (SPEC §9): read one JSON payload from stdin, never exit 2 (that would block
+ * the user), and on any internal error print one line to stderr, record it in `hook_errors`
+ * and exit 1 (Claude Code shows a non-blocking notice). This file is on the hot path of every
+ * prompt: it imports only core, db and bun built-ins, and writes with Bun.write/console.
+ */
+import type { Database } from "bun:sqlite";
+import { isObject, type JsonObject } from "../core/jsonl.ts";
+import { databasePath, type Env, normalizeProject } from "../core/paths.ts";
+import { openForWrite } from "../db/open.ts";
+import { recordHookError } from "../db/queries/sessions.ts";
+import { errorLine, ThroughlineError } from "../errors.ts";
+
+export interface HookPayload extends JsonObject {}
+
+export interface HookContext {
+  db: Database;
+  payload: HookPayload;
+  sessionId: string;
+  project: string | null;
+  transcriptPath: string | null;
+  env: Env;
+  now: () => number;
+  event: string;
+}
+
+/** A handler returns what to print on stdout (reaches the model for SessionStart/UserPromptSubmit). */
+export type HookHandler = (ctx: HookContext) => Promise<string | undefined> | string | undefined;
+
+const HANDLERS: Record<string, () => Promise<HookHandler>> = {
+  stop: () => import("./stop.ts").then((m) => m.default),
+  "pre-compact": () => import("./pre-compact.ts").then((m) => m.default),
+  "session-end": () => import("./session-end.ts").then((m) => m.default),
+  "subagent-stop": () => import("./subagent-stop.ts").then((m) => m.default),
+};
+
+export const HOOK_EVENTS = Object.keys(HANDLERS);
+
+/** Set in the environment of the summarizer's own `claude -p`, so our hooks do nothing there. */
+export const INSIDE_SUMMARIZER_ENV = "THROUGHLINE_INSIDE_SUMMARIZER";
+
+export interface HookOutcome {
+  exitCode: 0 | 1;
+  stdout: string;
+  stderr: string;
+}
+
+function parsePayload(event: string, text: string): HookPayload {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new ThroughlineError(
+      "E_PAYLOAD",
+      text.trim() === ""
+        ? `hook ${event}: empty stdin, expected a JSON payload`
+        : `hook ${event}: stdin is not JSON`,
+    );
+  }
+  if (!isObject(v)) throw new ThroughlineError("E_PAYLOAD", `hook ${event}: payload is not a JSON object`);
+  if (typeof v.session_id !== "string" || v.session_id === "")
+    throw new ThroughlineError("E_PAYLOAD", `hook ${event}: payload has no session_id`);
+  return v;
+}
+
+/** Pure of process I/O, so tests can drive every path in-process. */
+export async function runHook(event: string, stdinText: string, env: Env): Promise<HookOutcome> {
+  if (env[INSIDE_SUMMARIZER_ENV] === "1") return { exitCode: 0, stdout: "", stderr: "" };
+  let db: Database | undefined;
+  let sessionId: string | null = null;
+  try {
+    const load = HANDLERS[event];
+    if (!load)
+      throw new ThroughlineError(
+        "E_HOOK",
+        `unknown hook event "${event}" (expected one of: ${HOOK_EVENTS.join(", ")})`,
+      );
+    const payload = parsePayload(event, stdinText);
+    sessionId = payload.session_id as string;
+    db = openForWrite(databasePath(env));
+    const handler = await load();
+    const cwd = typeof payload.cwd === "string" && payload.cwd ? normalizeProject(payload.cwd) : null;
+    const out = await handler({
+      db,
+      payload,
+      sessionId,
+      project: cwd,
+      transcriptPath:
+        typeof payload.transcript_path === "string" && payload.transcript_path
+          ? payload.transcript_path
+          : null,
+      env,
+      now: Date.now,
+      event,
+    });
+    return { exitCode: 0, stdout: out ?? "", stderr: "" };
+  } catch (err) {
+    const line = `throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`;
+    try {
+      db ??= openForWrite(databasePath(env));
+      recordHookError(db, event, sessionId, line, Date.now());
+    } catch {
+      // The database itself is the problem (unwritable, future schema): stderr is all we have.
+    }
+    return { exitCode: 1, stdout: "", stderr: `${line}\n` };
+  } finally {
+    db?.close();
+  }
+}
+
+export async function runHookProcess(event: string): Promise<void> {
+  const env = process.env;
+  const text = env[INSIDE_SUMMARIZER_ENV] === "1" ? "" : await Bun.stdin.text();
+  const out = await runHook(event, text, env);
+  if (out.stdout) await Bun.write(Bun.stdout, out.stdout.endsWith("\n") ? out.stdout : `${out.stdout}\n`);
+  if (out.stderr) await Bun.write(Bun.stderr, out.stderr);
+  process.exitCode = out.exitCode;
+}

@@ -1,0 +1,13 @@
+// Preloaded by bunfig.toml: every test runs against temp dirs, never the real home.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = mkdtempSync(join(tmpdir(), "throughline-test-"));
+process.env.HOME = join(root, "home");
+process.env.THROUGHLINE_HOME = join(root, "throughline");
+process.env.CLAUDE_CONFIG_DIR = join(root, "claude");
+delete process.env.THROUGHLINE_DB;
+process.env.TZ = "UTC";
+process.env.NO_COLOR = "1";
+process.env.COLUMNS = "120";

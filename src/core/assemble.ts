@@ -66,13 +66,20 @@ function toolResultText(content: Json | undefined): string {
   return parts.join("\n");
 }
 
+const BASE64_RUN = /^[A-Za-z0-9+/=\s]{1024,}$/;
+
 function compactStructured(v: Json | undefined): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v === "string") return v;
   if (!isObject(v)) return JSON.stringify(v);
   const out: JsonObject = {};
   for (const [k, val] of Object.entries(v)) if (!BULKY_RESULT_KEYS.has(k)) out[k] = val;
-  return JSON.stringify(out);
+  // Never store media payloads, wherever a tool put them.
+  return JSON.stringify(out, (_k, val: unknown) =>
+    typeof val === "string" && BASE64_RUN.test(val)
+      ? `[base64 ${Math.round((val.length * 3) / 4 / 1024)} KB]`
+      : val,
+  );
 }
 
 function machineKind(text: string): DetailKind {

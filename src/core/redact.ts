@@ -71,7 +71,8 @@ const rules: Rule[] = [
   {
     kind: "env_secret",
     hint: /(?:PASS|SECRET|TOKEN|KEY|pass|secret|token|key)/,
-    re: /^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASS|SECRET|TOKEN|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY)[A-Za-z0-9_]*\s*=\s*["']?)([^\s"'#]{4,})/gim,
+    // env-file style (`KEY=value`, no spaces around `=`), also inside a JSON-escaped file body.
+    re: /((?:^|\\n|[\s"';])(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASS|SECRET|TOKEN|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY)[A-Za-z0-9_]*=["']?)([^\s"'#\\]{4,})/gim,
     group: 2,
   },
   {

@@ -66,6 +66,12 @@ export function openForWrite(path: string): Database {
     db = new Database(path, { create: true, strict: true });
     if (fresh) chmodSync(path, 0o600);
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Refuse a newer schema before anything (even the journal mode) is changed.
+    const version = userVersion(db);
+    if (version > SCHEMA_VERSION) {
+      db.close();
+      throw futureSchema(path, version);
+    }
     const mode = (db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
     if (mode.toLowerCase() !== "wal") db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");

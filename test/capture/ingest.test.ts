@@ -1,0 +1,117 @@
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ingestTranscript } from "../../src/capture/ingest.ts";
+import { replay } from "../../src/capture/replay.ts";
+import { ingestInCuts, rng } from "../helpers/cuts.ts";
+import { count, FIXTURES, memoryHash, tempDb } from "../helpers/db.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
+
+const sample = join(FIXTURES, "sample", "todo-api-session.jsonl");
+
+describe("incremental capture", () => {
+  test("ingesting twice gives the same rows", () => {
+    using a = tempDb();
+    replay(a.db, [sample]);
+    const once = memoryHash(a.db);
+    replay(a.db, [sample]);
+    expect(memoryHash(a.db)).toBe(once);
+    expect(count(a.db, "SELECT count(*) n FROM turns")).toBe(4);
+  });
+
+  for (const seed of [1, 2, 3, 4, 5])
+    test(`random cut points (seed ${seed}) converge on the full replay`, () => {
+      using full = tempDb();
+      replay(full.db, [sample]);
+      using cut = tempDb();
+      const bytes = readFileSync(sample);
+      const r = rng(seed);
+      const cuts = Array.from({ length: 12 }, () => Math.floor(r() * bytes.length));
+      const path = join(cut.dir, "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13.jsonl");
+      ingestInCuts(path, bytes, cuts, () => ingestTranscript(cut.db, { path, now: 1 }));
+      // Same memory, whatever the file path was.
+      expect(memoryHash(cut.db)).toBe(memoryHash(full.db));
+    });
+
+  test("a turn that grows after its first Stop is updated, not duplicated, and later Stops keep working", () => {
+    using t = tempDb();
+    const b = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000001");
+    const path = join(t.dir, "s.jsonl");
+    b.user("Build the parser").say("Started: tokenizer done.");
+    writeFileSync(path, b.text());
+    ingestTranscript(t.db, { path, now: 1 });
+    expect(t.db.query("SELECT text FROM bodies WHERE role = 'assistant'").get()).toEqual({
+      text: "Started: tokenizer done.",
+    });
+
+    // Same turn continues (a second Stop in the same turn).
+    b.tool("Bash", { command: "bun test" }, "3 pass");
+    b.say("Parser done, 3 tests pass.");
+    writeFileSync(path, b.text());
+    ingestTranscript(t.db, { path, now: 2 });
+    expect(count(t.db, "SELECT count(*) n FROM turns")).toBe(1);
+    expect(t.db.query("SELECT text, final_text FROM bodies WHERE role = 'assistant'").get()).toEqual({
+      text: "Started: tokenizer done.\n\nParser done, 3 tests pass.",
+      final_text: "Parser done, 3 tests pass.",
+    });
+    expect(count(t.db, "SELECT count(*) n FROM details WHERE kind = 'tool_input'")).toBe(1);
+
+    // Next turn and its Stop.
+    b.user("Now the printer").say("Printer done.");
+    writeFileSync(path, b.text());
+    const r = ingestTranscript(t.db, { path, now: 3 });
+    expect(r.turns).toBe(2); // the re-read open turn and the new one
+    expect(count(t.db, "SELECT count(*) n FROM turns")).toBe(2);
+    expect(t.db.query("SELECT turn_number, started_at FROM turns ORDER BY turn_number").values()).toEqual([
+      [1, Date.parse("2026-03-01T09:00:01.000Z")],
+      [2, Date.parse(b.time) - 1000],
+    ]);
+    // Nothing new: no work, no change.
+    const h = memoryHash(t.db);
+    expect(ingestTranscript(t.db, { path, now: 4 }).turns).toBe(0);
+    expect(memoryHash(t.db)).toBe(h);
+  });
+
+  test("a replaced (shorter) file starts over for that transcript", () => {
+    using t = tempDb();
+    const path = join(t.dir, "s.jsonl");
+    const long = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000002");
+    long.user("one").say("1").user("two").say("2").user("three").say("3");
+    writeFileSync(path, long.text());
+    ingestTranscript(t.db, { path, now: 1 });
+    const short = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000002");
+    short.user("one").say("1 again");
+    writeFileSync(`${path}.new`, short.text());
+    copyFileSync(`${path}.new`, path);
+    ingestTranscript(t.db, { path, now: 2 });
+    expect(t.db.query("SELECT turn_number FROM turns").values()).toEqual([[1]]);
+    expect(t.db.query("SELECT text FROM bodies WHERE role='assistant'").get()).toEqual({ text: "1 again" });
+  });
+
+  test("bad lines are counted once, however many Stops re-read the open turn", () => {
+    using t = tempDb();
+    const path = join(t.dir, "s.jsonl");
+    const b = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000003");
+    b.user("go").raw("garbage line");
+    writeFileSync(path, b.text());
+    expect(ingestTranscript(t.db, { path, now: 1 }).skippedLines).toBe(1);
+    b.say("went");
+    writeFileSync(path, b.text());
+    expect(ingestTranscript(t.db, { path, now: 2 }).skippedLines).toBe(1);
+    b.raw("{broken");
+    writeFileSync(path, b.text());
+    expect(ingestTranscript(t.db, { path, now: 3 }).skippedLines).toBe(2);
+  });
+
+  test("subagent files attach to the turn that started them", () => {
+    using t = tempDb();
+    replay(t.db, [join(FIXTURES, "transcripts")]);
+    const row = t.db
+      .query(
+        `SELECT t.turn_number, d.input FROM details d JOIN turns t ON t.id = d.turn_id
+         WHERE d.source = 'subagent' AND d.origin_session_id = '11111111-0000-4000-8000-000000000006'`,
+      )
+      .get();
+    expect(row).toEqual({ turn_number: 1, input: "Review src/auth.ts" });
+  });
+});

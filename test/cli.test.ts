@@ -1,0 +1,48 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { commands } from "../src/commands/index.ts";
+import { VERSION } from "../src/version.ts";
+import { REPO, runCli, tempDir } from "./helpers/db.ts";
+
+describe("CLI shell", () => {
+  test("--version prints the package version", async () => {
+    const pkg = await Bun.file(join(REPO, "package.json")).json();
+    expect(VERSION).toBe(pkg.version);
+    expect(runCli(["--version"])).toEqual({ exitCode: 0, stdout: `${VERSION}\n`, stderr: "" });
+  });
+
+  test("--help lists every command", () => {
+    const r = runCli(["--help"]);
+    expect(r.exitCode).toBe(0);
+    for (const name of Object.keys(commands)) expect(r.stdout).toContain(name);
+    expect(r.stdout).not.toContain("\u001b["); // no colour when stdout is not a TTY
+  });
+
+  for (const name of Object.keys(commands))
+    test(`${name} --help explains the command`, () => {
+      const r = runCli([name, "--help"]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toContain(`throughline ${name}`);
+      expect(r.stdout).toContain("USAGE");
+    });
+
+  test("an unknown command prints help and exits 1", () => {
+    const r = runCli(["frobnicate"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("USAGE");
+    expect(r.stderr).toContain("Unknown command frobnicate");
+  });
+
+  test("a read command on a missing database: exit 1, clear message, nothing created", () => {
+    using dir = tempDir();
+    const db = join(dir.path, "nope", "throughline.db");
+    const r = runCli(["status", "--db", db]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(
+      `throughline: no throughline database at ${db}; run \`throughline install\` or \`throughline import\`\n`,
+    );
+    expect(existsSync(db)).toBe(false);
+    expect(existsSync(join(dir.path, "nope"))).toBe(false);
+  });
+});

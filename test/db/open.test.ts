@@ -1,0 +1,104 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { replay } from "../../src/capture/replay.ts";
+import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { SCHEMA_VERSION } from "../../src/db/schema.ts";
+import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
+
+describe("database module", () => {
+  test("writers create the directory 0700 and files 0600, in WAL mode with a busy timeout", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "home", "tl.db");
+    const db = openForWrite(path);
+    replay(db, [join(FIXTURES, "sample")]);
+    expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+    expect((db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout).toBeGreaterThanOrEqual(
+      5000,
+    );
+    expect(statSync(join(dir.path, "home")).mode & 0o777).toBe(0o700);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}-shm`).mode & 0o777).toBe(0o600);
+    db.close();
+  });
+
+  test("schema has every table of SPEC §2, and user_version is current", () => {
+    using dir = tempDir();
+    const db = openForWrite(join(dir.path, "tl.db"));
+    const names = (
+      db.query("SELECT name FROM sqlite_master WHERE type IN ('table')").values() as string[][]
+    ).map((r) => r[0]);
+    for (const t of [
+      "sessions",
+      "turns",
+      "bodies",
+      "details",
+      "skeletons",
+      "events",
+      "handoff_batons",
+      "pending_handoffs",
+      "ingest_cursors",
+      "injections",
+      "hook_errors",
+      "bodies_fts",
+      "details_fts",
+      "events_fts",
+    ])
+      expect(names).toContain(t);
+    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: SCHEMA_VERSION });
+    db.close();
+  });
+
+  test("a database from a newer version is refused and never modified", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    const raw = new Database(path, { create: true });
+    raw.run("PRAGMA user_version = 99");
+    raw.close();
+    const before = readFileSync(path);
+    expect(() => openForWrite(path)).toThrow(/schema version 99, newer than this throughline/);
+    expect(() => openForRead(path)).toThrow(/schema version 99/);
+    const r = runCli(["migrate", "--json", "--db", path]);
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      schema: "throughline.migrate.v1",
+      status: "future_schema",
+      from: 99,
+    });
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  test("migrate --json: not_applicable, migrated, already_current", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    expect(JSON.parse(runCli(["migrate", "--json", "--db", path]).stdout).status).toBe("not_applicable");
+    new Database(path, { create: true }).close();
+    expect(JSON.parse(runCli(["migrate", "--json", "--db", path]).stdout)).toMatchObject({
+      status: "migrated",
+      from: 0,
+    });
+    expect(JSON.parse(runCli(["migrate", "--json", "--db", path]).stdout)).toMatchObject({
+      status: "already_current",
+    });
+  });
+
+  test("readers refuse a missing file and never create it", () => {
+    using dir = tempDir();
+    expect(() => openForRead(join(dir.path, "missing.db"))).toThrow(/no throughline database at/);
+  });
+
+  test("status --json reports counts per layer", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    const db = openForWrite(path);
+    replay(db, [join(FIXTURES, "sample")]);
+    db.close();
+    const r = runCli(["status", "--json", "--db", path]);
+    expect(r.exitCode).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.counts).toMatchObject({ sessions: 1, turns: 4, l2_bodies: 8, l1_summaries: 0 });
+    expect(s.counts.l3_details).toBeGreaterThan(10);
+  });
+});

@@ -1,0 +1,77 @@
+import type { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openForWrite } from "../../src/db/open.ts";
+
+export const REPO = join(import.meta.dir, "..", "..");
+export const FIXTURES = join(REPO, "test", "fixtures");
+export const CORPUS = join(REPO, "..", "shared", "corpus");
+
+/** A temp directory removed at the end of the `using` scope. */
+export function tempDir(prefix = "tl-"): { path: string; [Symbol.dispose](): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function tempDb(): { path: string; db: Database; dir: string; [Symbol.dispose](): void } {
+  const dir = mkdtempSync(join(tmpdir(), "tl-db-"));
+  const path = join(dir, "throughline.db");
+  const db = openForWrite(path);
+  return {
+    path,
+    db,
+    dir,
+    [Symbol.dispose]: () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Content hash of the memory tables, without surrogate ids or processing times: two
+ * databases holding the same memory hash the same however they were filled.
+ */
+export function memoryHash(db: Database): string {
+  const h = createHash("sha256");
+  const dump = (sql: string) => {
+    for (const row of db.query(sql).values()) h.update(`${JSON.stringify(row)}\n`);
+  };
+  dump(
+    "SELECT origin_session_id, turn_number, session_id, started_at, ended_at, user_chars, assistant_chars FROM turns ORDER BY origin_session_id, turn_number",
+  );
+  dump(
+    `SELECT t.origin_session_id, t.turn_number, b.role, b.text, b.final_text FROM bodies b JOIN turns t ON t.id = b.turn_id
+     ORDER BY t.origin_session_id, t.turn_number, b.role`,
+  );
+  dump(
+    `SELECT d.ikey, d.source, t.turn_number, d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
+     FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.ikey`,
+  );
+  dump(
+    "SELECT ikey, origin_session_id, turn_number, seq, ts, type, summary, detail FROM events ORDER BY ikey",
+  );
+  dump(
+    "SELECT t.origin_session_id, t.turn_number, s.summary FROM skeletons s JOIN turns t ON t.id = s.turn_id ORDER BY 1, 2",
+  );
+  return h.digest("hex");
+}
+
+export function count(db: Database, sql: string, params: Record<string, string | number> = {}): number {
+  return (db.query(sql).get(params) as { n: number }).n;
+}
+
+/** Run the CLI from source as a user would; returns exit code and both streams. */
+export function runCli(
+  args: string[],
+  opts: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
+) {
+  const proc = Bun.spawnSync(["bun", join(REPO, "src", "cli.ts"), ...args], {
+    env: { ...process.env, ...opts.env },
+    stdin: opts.stdin === undefined ? "ignore" : Buffer.from(opts.stdin),
+    cwd: opts.cwd ?? REPO,
+  });
+  return { exitCode: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+}

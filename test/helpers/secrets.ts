@@ -1,0 +1,23 @@
+// Secrets of many kinds in prompts, tool inputs and tool outputs (all fake, shaped like real ones).
+export const SECRETS: Record<string, string> = {
+  aws_access_key: "AKIAQX3EXAMPLE7KEY12",
+  aws_secret_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+  github_token: "ghp_R2x9Tq7LmZ0aB4cD6eF8gH1iJ3kL5mN7oP9q",
+  github_pat: "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF",
+  gitlab_token: "glpat-x9Y8z7W6v5U4t3S2r1Q0",
+  slack_token: "xoxb-2048-409600-Zx9Yw8Vu7Ts6Rq5Po4",
+  slack_webhook: "https://hooks.slack.com/services/T0000FAKE/B0000FAKE/XXXXfakeWEBHOOKxxxx",
+  openai_key: "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678Stu",
+  anthropic_key: "sk-ant-api03-FAKEfakeFAKEfake0123456789abcdefABCDEF",
+  stripe_key: "sk_live_51Hfake0123456789ABCDEFabcdef",
+  google_api_key: "AIzaSyFAKE0123456789abcdefghijklmnopqrs",
+  npm_token: "npm_FAKEabcdefghijklmnopqrstuvwxyz012345",
+  huggingface_token: "hf_FAKEabcdefghijklmnopqrstuvwxyzABCD",
+  jwt: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+  bearer: "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA",
+  db_password: "Tr0ub4dor-and-3",
+  env_secret: "s3cr3t-signing-value-42",
+  private_key_body: "MIIEowIBAAKCAQEAfakeFAKEfakePRIVATEkeyMATERIALxyz0123456789",
+  azure_key: "FAKEazureSTORAGEkey0123456789abcdefghijABCDEFGHIJ==",
+  json_password: "hunter2-but-longer",
+};

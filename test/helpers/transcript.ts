@@ -1,0 +1,118 @@
+/**
+ * Builders for Claude Code transcript entries, shaped like the real files (see
+ * ../shared/corpus/FORMAT_NOTES.md): envelope fields, one content block per assistant line,
+ * tool results as user entries carrying `toolUseResult`.
+ */
+type Obj = Record<string, unknown>;
+
+export class TranscriptBuilder {
+  readonly lines: string[] = [];
+  private n = 0;
+  private last: string | null = null;
+  private clock: number;
+  constructor(
+    readonly sessionId: string,
+    readonly cwd = "/home/dev/project",
+    start = "2026-03-01T09:00:00.000Z",
+    readonly version = "2.1.39",
+  ) {
+    this.clock = Date.parse(start);
+  }
+
+  /** Advance the transcript clock (ms). */
+  tick(ms = 1000): this {
+    this.clock += ms;
+    return this;
+  }
+  at(iso: string): this {
+    this.clock = Date.parse(iso);
+    return this;
+  }
+  get time(): string {
+    return new Date(this.clock).toISOString();
+  }
+
+  private envelope(type: string, extra: Obj = {}): Obj {
+    const uuid = `${this.sessionId.slice(0, 8)}-u${++this.n}`;
+    const e: Obj = {
+      parentUuid: this.last,
+      isSidechain: false,
+      userType: "external",
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      version: this.version,
+      gitBranch: "main",
+      type,
+      uuid,
+      timestamp: this.time,
+      ...extra,
+    };
+    this.last = uuid;
+    return e;
+  }
+
+  raw(entry: Obj | string): this {
+    this.lines.push(typeof entry === "string" ? entry : JSON.stringify(entry));
+    return this;
+  }
+
+  user(content: string | Obj[], extra: Obj = {}): this {
+    this.tick();
+    return this.raw(this.envelope("user", { message: { role: "user", content }, ...extra }));
+  }
+
+  /** One assistant response; each block is its own line sharing the message id (streaming split). */
+  assistant(blocks: Obj[], extra: Obj = {}): this {
+    this.tick();
+    const id = `msg_${this.sessionId.slice(0, 6)}_${++this.n}`;
+    for (const block of blocks)
+      this.raw(
+        this.envelope("assistant", {
+          requestId: `req_${id}`,
+          message: {
+            id,
+            type: "message",
+            role: "assistant",
+            model: "claude-sonnet-4-5",
+            content: [block],
+            stop_reason: null,
+          },
+          ...extra,
+        }),
+      );
+    return this;
+  }
+
+  say(text: string): this {
+    return this.assistant([{ type: "text", text }]);
+  }
+
+  /** A tool call and its result (the result as a user entry with toolUseResult). */
+  tool(
+    name: string,
+    input: Obj,
+    output: string,
+    opts: { isError?: boolean; result?: unknown; id?: string } = {},
+  ): this {
+    const id = opts.id ?? `toolu_${this.sessionId.slice(0, 4)}${++this.n}`;
+    this.assistant([{ type: "tool_use", id, name, input }]);
+    this.tick();
+    const block: Obj = { tool_use_id: id, type: "tool_result", content: output };
+    if (opts.isError !== undefined) block.is_error = opts.isError;
+    return this.raw(
+      this.envelope("user", {
+        message: { role: "user", content: [block] },
+        toolUseResult: opts.result ?? { stdout: output, stderr: "", interrupted: false, isImage: false },
+      }),
+    );
+  }
+
+  system(subtype: string, extra: Obj = {}): this {
+    this.tick();
+    return this.raw(this.envelope("system", { subtype, isMeta: false, level: "info", ...extra }));
+  }
+
+  text(): string {
+    return `${this.lines.join("\n")}\n`;
+  }
+}

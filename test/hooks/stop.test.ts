@@ -1,0 +1,132 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runHook } from "../../src/hooks/run.ts";
+import { count, runCli, tempDir } from "../helpers/db.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
+
+function envFor(dir: string): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    THROUGHLINE_DB: join(dir, "tl.db"),
+    THROUGHLINE_FLUSH_WAIT_MS: "2000",
+  };
+}
+
+function onlyHookErrors(dbPath: string): { errors: number; other: number } {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const other = ["sessions", "turns", "bodies", "details", "events", "ingest_cursors"].reduce(
+      (a, t) => a + count(db, `SELECT count(*) n FROM ${t}`),
+      0,
+    );
+    return { errors: count(db, "SELECT count(*) n FROM hook_errors"), other };
+  } finally {
+    db.close();
+  }
+}
+
+describe("hook stop: contract (SPEC §9)", () => {
+  for (const [name, stdin] of [
+    ["not JSON", "{nope"],
+    ["empty", ""],
+    ["missing session_id", JSON.stringify({ transcript_path: "/x.jsonl", hook_event_name: "Stop" })],
+    ["a JSON array", "[1,2]"],
+  ] as const)
+    test(`bad stdin (${name}) → exit 1, one stderr line, only a hook_errors row`, async () => {
+      using dir = tempDir();
+      const env = envFor(dir.path);
+      const out = await runHook("stop", stdin, env);
+      expect(out.exitCode).toBe(1);
+      expect(out.stdout).toBe("");
+      expect(out.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(out.stderr).toStartWith("throughline hook stop: ");
+      expect(onlyHookErrors(env.THROUGHLINE_DB!)).toEqual({ errors: 1, other: 0 });
+    });
+
+  test("as a process: exit 1, never 2, one line on stderr, nothing on stdout", () => {
+    using dir = tempDir();
+    const r = runCli(["hook", "stop"], { stdin: "not json", env: envFor(dir.path) });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("throughline hook stop: stdin is not JSON\n");
+  });
+
+  test("the process-turn alias runs the same hook", () => {
+    using dir = tempDir();
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000001");
+    t.user("hello").say("hi");
+    const path = join(dir.path, "t.jsonl");
+    writeFileSync(path, t.text());
+    const payload = { session_id: t.sessionId, transcript_path: path, cwd: "/p", hook_event_name: "Stop" };
+    const r = runCli(["process-turn"], { stdin: JSON.stringify(payload), env: envFor(dir.path) });
+    expect(r).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    const db = new Database(join(dir.path, "tl.db"), { readonly: true });
+    expect(count(db, "SELECT count(*) n FROM turns")).toBe(1);
+    db.close();
+  });
+
+  test("inside the summarizer the hook exits 0 at once and touches nothing", async () => {
+    using dir = tempDir();
+    const env = { ...envFor(dir.path), THROUGHLINE_INSIDE_SUMMARIZER: "1" };
+    expect(await runHook("stop", "garbage", env)).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(existsSync(env.THROUGHLINE_DB)).toBe(false);
+  });
+});
+
+describe("hook stop: flush race (SPEC §3)", () => {
+  test("waits for last_assistant_message to reach the file, then stores it", async () => {
+    using dir = tempDir();
+    const env = envFor(dir.path);
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000002");
+    t.user("Summarize the diff");
+    const path = join(dir.path, "t.jsonl");
+    writeFileSync(path, t.text());
+    t.say("The diff renames two functions.");
+    const later = setTimeout(() => writeFileSync(path, t.text()), 300);
+    const payload = {
+      session_id: t.sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+      last_assistant_message: "The diff renames two functions.",
+    };
+    const out = await runHook("stop", JSON.stringify(payload), env);
+    clearTimeout(later);
+    expect(out.exitCode).toBe(0);
+    const db = new Database(env.THROUGHLINE_DB!, { readonly: true });
+    expect(db.query("SELECT final_text FROM bodies WHERE role='assistant'").get()).toEqual({
+      final_text: "The diff renames two functions.",
+    });
+    expect(count(db, "SELECT count(*) n FROM hook_errors")).toBe(0);
+    db.close();
+  });
+
+  test("gives up after the bounded wait: stores what is there, records why, next Stop finishes the turn", async () => {
+    using dir = tempDir();
+    const env = { ...envFor(dir.path), THROUGHLINE_FLUSH_WAIT_MS: "200" };
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000003");
+    t.user("Explain the bug");
+    const path = join(dir.path, "t.jsonl");
+    writeFileSync(path, t.text());
+    const payload = {
+      session_id: t.sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+      last_assistant_message: "It is an off-by-one.",
+    };
+    expect((await runHook("stop", JSON.stringify(payload), env)).exitCode).toBe(0);
+    t.say("It is an off-by-one.");
+    writeFileSync(path, t.text());
+    expect((await runHook("stop", JSON.stringify(payload), env)).exitCode).toBe(0);
+    const db = new Database(env.THROUGHLINE_DB!, { readonly: true });
+    expect(count(db, "SELECT count(*) n FROM turns")).toBe(1);
+    expect(count(db, "SELECT count(*) n FROM hook_errors")).toBe(1);
+    expect(db.query("SELECT final_text FROM bodies WHERE role='assistant'").get()).toEqual({
+      final_text: "It is an off-by-one.",
+    });
+    db.close();
+  });
+});

@@ -28,6 +28,8 @@ export interface HookContext {
 export type HookHandler = (ctx: HookContext) => Promise<string | undefined> | string | undefined;
 
 const HANDLERS: Record<string, () => Promise<HookHandler>> = {
+  "session-start": () => import("./session-start.ts").then((m) => m.default),
+  "user-prompt-submit": () => import("./user-prompt-submit.ts").then((m) => m.default),
   stop: () => import("./stop.ts").then((m) => m.default),
   "pre-compact": () => import("./pre-compact.ts").then((m) => m.default),
   "session-end": () => import("./session-end.ts").then((m) => m.default),
@@ -64,7 +66,12 @@ function parsePayload(event: string, text: string): HookPayload {
 }
 
 /** Pure of process I/O, so tests can drive every path in-process. */
-export async function runHook(event: string, stdinText: string, env: Env): Promise<HookOutcome> {
+export async function runHook(
+  event: string,
+  stdinText: string,
+  env: Env,
+  now: () => number = Date.now,
+): Promise<HookOutcome> {
   if (env[INSIDE_SUMMARIZER_ENV] === "1") return { exitCode: 0, stdout: "", stderr: "" };
   let db: Database | undefined;
   let sessionId: string | null = null;
@@ -90,7 +97,7 @@ export async function runHook(event: string, stdinText: string, env: Env): Promi
           ? payload.transcript_path
           : null,
       env,
-      now: Date.now,
+      now,
       event,
     });
     return { exitCode: 0, stdout: out ?? "", stderr: "" };
@@ -98,7 +105,7 @@ export async function runHook(event: string, stdinText: string, env: Env): Promi
     const line = `throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`;
     try {
       db ??= openForWrite(databasePath(env));
-      recordHookError(db, event, sessionId, line, Date.now());
+      recordHookError(db, event, sessionId, line, now());
     } catch {
       // The database itself is the problem (unwritable, future schema): stderr is all we have.
     }

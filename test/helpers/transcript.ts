@@ -10,12 +10,18 @@ export class TranscriptBuilder {
   private n = 0;
   private last: string | null = null;
   private clock: number;
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly version: string;
   constructor(
-    readonly sessionId: string,
-    readonly cwd = "/home/dev/project",
+    sessionId: string,
+    cwd = "/home/dev/project",
     start = "2026-03-01T09:00:00.000Z",
-    readonly version = "2.1.39",
+    version = "2.1.39",
   ) {
+    this.sessionId = sessionId;
+    this.cwd = cwd;
+    this.version = version;
     this.clock = Date.parse(start);
   }
 

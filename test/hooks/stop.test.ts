@@ -6,7 +6,7 @@ import { runHook } from "../../src/hooks/run.ts";
 import { count, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
-function envFor(dir: string): Record<string, string> {
+function envFor(dir: string): Record<string, string> & { THROUGHLINE_DB: string } {
   return {
     ...(process.env as Record<string, string>),
     THROUGHLINE_DB: join(dir, "tl.db"),

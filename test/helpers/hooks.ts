@@ -1,0 +1,62 @@
+import { Database } from "bun:sqlite";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runHook } from "../../src/hooks/run.ts";
+import type { TranscriptBuilder } from "./transcript.ts";
+
+/** Drives hooks in-process with Claude Code-shaped payloads against one temp database. */
+export class HookDriver {
+  readonly env: Record<string, string>;
+  clock: number;
+  readonly dir: string;
+  constructor(dir: string, start = Date.parse("2026-03-01T12:00:00.000Z")) {
+    this.dir = dir;
+    this.env = {
+      ...(process.env as Record<string, string>),
+      THROUGHLINE_DB: join(dir, "tl.db"),
+      THROUGHLINE_FLUSH_WAIT_MS: "0",
+    };
+    this.clock = start;
+  }
+  get dbPath(): string {
+    return this.env.THROUGHLINE_DB!;
+  }
+  advance(ms: number): this {
+    this.clock += ms;
+    return this;
+  }
+  transcriptPath(sessionId: string): string {
+    return join(this.dir, `${sessionId}.jsonl`);
+  }
+  write(b: TranscriptBuilder): string {
+    const p = this.transcriptPath(b.sessionId);
+    writeFileSync(p, b.text());
+    return p;
+  }
+  async fire(
+    event: string,
+    sessionId: string,
+    extra: Record<string, unknown> = {},
+    cwd = "/home/dev/project",
+  ) {
+    const payload = {
+      session_id: sessionId,
+      transcript_path: this.transcriptPath(sessionId),
+      cwd,
+      hook_event_name: event,
+      permission_mode: "default",
+      ...extra,
+    };
+    const out = await runHook(event, JSON.stringify(payload), this.env, () => this.clock);
+    if (out.stderr) throw new Error(`hook ${event} failed: ${out.stderr}`);
+    return out;
+  }
+  read<T>(fn: (db: Database) => T): T {
+    const db = new Database(this.dbPath, { readonly: true });
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
+  }
+}

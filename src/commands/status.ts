@@ -1,12 +1,57 @@
 import { statSync } from "node:fs";
 import { defineCommand } from "citty";
 import { databasePath } from "../core/paths.ts";
-import { openForRead } from "../db/open.ts";
-import { layerCounts, recentSessions } from "../db/queries/status.ts";
+import { type Database, openForRead } from "../db/open.ts";
+import { lastHandoff, lastInjection } from "../db/queries/handoff.ts";
+import { getSession, resolveLive } from "../db/queries/sessions.ts";
+import { chainOf, layerCounts, recentSessions } from "../db/queries/status.ts";
 import { SCHEMA_VERSION } from "../db/schema.ts";
+import { ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { renderTable } from "../render/table.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+
+/** The chain a session belongs to, oldest first, and the last handoff decision of its live end. */
+function printSession(db: Database, id: string, json: boolean): void {
+  const session = getSession(db, id);
+  if (!session) throw new ThroughlineError("E_NO_SESSION", `no session ${id} in this database`);
+  const live = resolveLive(db, id);
+  const chain = chainOf(db, live.id);
+  const handoff = lastHandoff(db, live.id);
+  const injection = lastInjection(db, live.id);
+  const report = {
+    schema: "throughline.status.session.v1",
+    session_id: id,
+    live_end: live.id,
+    cycle: live.cycle,
+    chain,
+    last_handoff: handoff ? { ...handoff, created_at: new Date(handoff.created_at).toISOString() } : null,
+    last_injection: injection
+      ? {
+          ...injection,
+          truncated_newest: injection.truncated_newest === 1,
+          created_at: new Date(injection.created_at).toISOString(),
+        }
+      : null,
+  };
+  if (json) return printJson(report);
+  console.log(`session ${id}${live.id !== id ? ` (merged; live end ${live.id})` : ""}`);
+  console.log(
+    renderTable(
+      ["chain (oldest first)", "turns", "created"],
+      chain.map((c) => [c.id, c.turns, new Date(c.created_at).toISOString()]),
+    ),
+  );
+  if (handoff)
+    console.log(
+      `last handoff: ${handoff.path}${handoff.predecessor ? ` from ${handoff.predecessor}` : ""}${handoff.reason ? ` (${handoff.reason})` : ""}`,
+    );
+  else console.log("last handoff: none recorded");
+  if (injection)
+    console.log(
+      `last push: ${injection.total_chars}/${injection.budget} chars, ${injection.injected_turns} turns pushed, ${injection.remaining_turns} to recall --l2, ${injection.older_turns} older (${injection.older_summarized} summarized)`,
+    );
+}
 
 function fileSize(path: string): number {
   let total = 0;
@@ -22,11 +67,20 @@ function fileSize(path: string): number {
 
 export default defineCommand({
   meta: { name: "status", description: "Counts per memory layer, sessions and database size (read-only)" },
-  args: { ...dbArgs, ...jsonArgs },
+  args: {
+    session: {
+      type: "string",
+      description: "Show one session's chain and its last handoff decision",
+      valueHint: "id",
+    },
+    ...dbArgs,
+    ...jsonArgs,
+  },
   run({ args }) {
     const path = databasePath(process.env, args.db);
     const db = openForRead(path);
     try {
+      if (args.session) return printSession(db, args.session, args.json === true);
       const counts = layerCounts(db);
       const recent = recentSessions(db, 5);
       const bytes = fileSize(path);

@@ -42,3 +42,15 @@ export function recentSessions(db: Database, limit: number): RecentSession[] {
     )
     .all({ limit });
 }
+
+/** Sessions whose rows now live in `live`, by origin, oldest first. */
+export function chainOf(db: Database, live: string): { id: string; turns: number; created_at: number }[] {
+  return db
+    .query<{ id: string; turns: number; created_at: number }, { live: string }>(
+      `SELECT s.id, (SELECT count(*) FROM turns t WHERE t.origin_session_id = s.id) AS turns, s.created_at
+       FROM sessions s
+       WHERE s.id = $live OR s.id IN (SELECT DISTINCT origin_session_id FROM turns WHERE session_id = $live)
+       ORDER BY s.created_at, s.id`,
+    )
+    .all({ live });
+}

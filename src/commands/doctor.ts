@@ -1,0 +1,245 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { defineCommand } from "citty";
+import { claudeConfigDir, databasePath } from "../core/paths.ts";
+import { COMMAND_MARKER, HOOK_SPECS, registeredHooks } from "../core/settings.ts";
+import { openForRead } from "../db/open.ts";
+import {
+  cursorsOf,
+  lastIngests,
+  mergedInto,
+  quickCheck,
+  recentHookErrors,
+  schemaVersion,
+  sessionsByPrefix,
+  turnCounts,
+} from "../db/queries/doctor.ts";
+import { getPending, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
+import { getSession, resolveLive } from "../db/queries/sessions.ts";
+import { SCHEMA_VERSION } from "../db/schema.ts";
+import { errorLine, ThroughlineError } from "../errors.ts";
+import { stdoutColors } from "../render/colors.ts";
+import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { readSettings } from "./install.ts";
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Is the first word of a hook command something that can run? */
+function resolvable(command: string): boolean {
+  const m = /^"([^"]+)"|^(\S+)/.exec(command);
+  const exe = m?.[1] ?? m?.[2] ?? "";
+  if (exe.includes("/")) return existsSync(exe);
+  return Bun.which(exe) !== null;
+}
+
+function hookChecks(settingsPaths: string[]): Check[] {
+  const checks: Check[] = [];
+  const found: { event: string; command: string; async: boolean; file: string }[] = [];
+  for (const file of settingsPaths) {
+    if (!existsSync(file)) continue;
+    try {
+      for (const h of registeredHooks(readSettings(file).settings)) found.push({ ...h, file });
+    } catch (err) {
+      checks.push({ name: "settings", ok: false, detail: errorLine(err), fix: `fix the JSON in ${file}` });
+    }
+  }
+  for (const spec of HOOK_SPECS) {
+    const hits = found.filter((f) => f.event === spec.event);
+    if (hits.length === 0) {
+      checks.push({
+        name: `hook ${spec.event}`,
+        ok: false,
+        detail: "not registered",
+        fix: "run `throughline install`",
+      });
+      continue;
+    }
+    for (const h of hits) {
+      const problems: string[] = [];
+      if (h.async !== spec.async) problems.push(spec.async ? "should be async" : "must not be async");
+      if (!resolvable(h.command)) problems.push("command not found");
+      checks.push({
+        name: `hook ${spec.event}`,
+        ok: problems.length === 0,
+        detail: `${h.command}${h.async ? " (async)" : ""} in ${h.file}${problems.length ? `: ${problems.join(", ")}` : ""}`,
+        ...(problems.length ? { fix: "run `throughline install` again to rewrite the entry" } : {}),
+      });
+    }
+  }
+  if (HOOK_SPECS.some((spec) => found.filter((f) => f.event === spec.event).length > 1))
+    checks.push({
+      name: "duplicate hooks",
+      ok: false,
+      detail: "throughline hooks are registered in more than one settings file or plugin",
+      fix: "run `throughline uninstall --project` or `throughline uninstall` for the copy you do not want",
+    });
+  return checks;
+}
+
+function databaseChecks(path: string): { checks: Check[]; extra: Record<string, unknown> } {
+  const checks: Check[] = [];
+  const extra: Record<string, unknown> = {};
+  if (!existsSync(path)) {
+    checks.push({
+      name: "database",
+      ok: false,
+      detail: `no database at ${path}`,
+      fix: "run `throughline install` (hooks create it on first use)",
+    });
+    return { checks, extra };
+  }
+  const mode = statSync(path).mode & 0o777;
+  checks.push({
+    name: "database permissions",
+    ok: (mode & 0o077) === 0,
+    detail: `${path} mode ${mode.toString(8)}`,
+    ...((mode & 0o077) !== 0 ? { fix: `chmod 600 ${path}` } : {}),
+  });
+  let db: ReturnType<typeof openForRead>;
+  try {
+    db = openForRead(path);
+  } catch (err) {
+    checks.push({
+      name: "database schema",
+      ok: false,
+      detail: errorLine(err),
+      fix: "run `throughline migrate`",
+    });
+    return { checks, extra };
+  }
+  try {
+    checks.push({
+      name: "database schema",
+      ok: true,
+      detail: `version ${schemaVersion(db)} (current ${SCHEMA_VERSION})`,
+    });
+    const qc = quickCheck(db);
+    checks.push({
+      name: "database integrity",
+      ok: qc === "ok",
+      detail: qc,
+      ...(qc !== "ok"
+        ? { fix: `back up ${path}, then replay your transcripts with \`throughline replay\` into a new one` }
+        : {}),
+    });
+    const errors = recentHookErrors(db, 5);
+    checks.push({
+      name: "recent hook errors",
+      ok: errors.length === 0,
+      detail:
+        errors.length === 0
+          ? "none"
+          : errors.map((e) => `${iso(e.created_at)} ${e.event}: ${e.message}`).join("\n    "),
+      ...(errors.length
+        ? { fix: "read the messages above; `throughline doctor --session <id>` shows one session" }
+        : {}),
+    });
+    extra.last_ingests = lastIngests(db, 5).map((r) => ({ ...r, updated_at: iso(r.updated_at) }));
+  } finally {
+    db.close();
+  }
+  return { checks, extra };
+}
+
+function sessionReport(path: string, prefix: string): Record<string, unknown> {
+  const db = openForRead(path);
+  try {
+    const ids = sessionsByPrefix(db, prefix);
+    if (ids.length === 0) throw new ThroughlineError("E_NO_SESSION", `no session starting with ${prefix}`);
+    if (ids.length > 1)
+      throw new ThroughlineError("E_AMBIGUOUS", `${prefix} matches several sessions: ${ids.join(", ")}`);
+    const id = ids[0]!;
+    const s = getSession(db, id)!;
+    const live = resolveLive(db, id);
+    const injection = lastInjection(db, live.id);
+    return {
+      session_id: id,
+      project: s.project,
+      transcript: s.transcript_path,
+      transcript_exists: s.transcript_path ? existsSync(s.transcript_path) : false,
+      created_at: iso(s.created_at),
+      updated_at: iso(s.updated_at),
+      cursors: cursorsOf(db, id).map((c) => ({ ...c, updated_at: iso(c.updated_at) })),
+      turns: turnCounts(db, id),
+      chain: {
+        merged_into: s.merged_into,
+        live_end: live.id,
+        cycle: live.cycle,
+        predecessors: mergedInto(db, id),
+      },
+      pending_handoff: getPending(db, id),
+      last_handoff: lastHandoff(db, id),
+      last_injection: injection ? { ...injection, created_at: iso(injection.created_at) } : null,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+export default defineCommand({
+  meta: {
+    name: "doctor",
+    description: "Check the installation and the database; each problem comes with a one-line fix",
+  },
+  args: {
+    session: {
+      type: "string",
+      description: "Show one session (id or prefix): transcript, cursor, turns, chain, handoff",
+      valueHint: "id-prefix",
+    },
+    ...dbArgs,
+    ...jsonArgs,
+  },
+  run({ args }) {
+    const path = databasePath(process.env, args.db);
+    if (args.session) {
+      const report = sessionReport(path, args.session);
+      if (args.json) return printJson({ schema: "throughline.doctor.session.v1", ...report });
+      for (const [k, v] of Object.entries(report))
+        console.log(`${k.padEnd(18)} ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+      return;
+    }
+    const checks: Check[] = [{ name: "bun", ok: true, detail: `Bun ${Bun.version}` }];
+    const db = databaseChecks(path);
+    checks.push(...db.checks);
+    const userDir = claudeConfigDir(process.env);
+    checks.push(
+      ...hookChecks([
+        join(userDir, "settings.json"),
+        join(".claude", "settings.json"),
+        join(".claude", "settings.local.json"),
+      ]),
+    );
+    for (const name of ["tl", "recall", "sc-detail"]) {
+      const files = [join(userDir, "commands", `${name}.md`), join(".claude", "commands", `${name}.md`)];
+      const found = files.find((f) => existsSync(f) && readFileSync(f, "utf8").includes(COMMAND_MARKER));
+      checks.push({
+        name: `slash command /${name}`,
+        ok: found !== undefined,
+        detail: found ?? "missing",
+        ...(found ? {} : { fix: "run `throughline install`" }),
+      });
+    }
+    const problems = checks.filter((c) => !c.ok).length;
+    if (args.json)
+      printJson({ schema: "throughline.doctor.v1", database: path, problems, checks, ...db.extra });
+    else {
+      const c = stdoutColors();
+      for (const ch of checks) {
+        console.log(`${ch.ok ? c.green("ok  ") : c.red("FAIL")} ${ch.name}: ${ch.detail}`);
+        if (ch.fix) console.log(`     fix: ${ch.fix}`);
+      }
+      console.log(
+        problems === 0 ? "\nNo problems found." : `\n${problems} problem${problems === 1 ? "" : "s"} found.`,
+      );
+    }
+    if (problems > 0) process.exitCode = 1;
+  },
+});

@@ -1,0 +1,43 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { defineCommand } from "citty";
+import { COMMAND_MARKER, removeHooks, slashCommands } from "../core/settings.ts";
+import { jsonArgs, printJson } from "./_args.ts";
+import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./install.ts";
+
+export default defineCommand({
+  meta: {
+    name: "uninstall",
+    description: "Remove exactly what `throughline install` added (hooks and slash commands); memory is kept",
+  },
+  args: { ...scopeArgs, ...jsonArgs },
+  run({ args }) {
+    const target = settingsTarget(args.project);
+    const { settings, existed } = readSettings(target.settings);
+    const next = removeHooks(settings);
+    const changed = existed && JSON.stringify(next) !== JSON.stringify(settings);
+    if (changed) writeSettings(target.settings, next);
+    const removed: string[] = [];
+    for (const file of Object.keys(slashCommands(""))) {
+      const path = join(target.commands, file);
+      if (existsSync(path) && readFileSync(path, "utf8").includes(COMMAND_MARKER)) {
+        rmSync(path);
+        removed.push(path);
+      }
+    }
+    if (args.json)
+      return printJson({
+        schema: "throughline.uninstall.v1",
+        settings: target.settings,
+        settings_changed: changed,
+        commands_removed: removed,
+      });
+    console.log(
+      changed
+        ? `Removed throughline hooks from ${target.settings}`
+        : `No throughline hooks in ${target.settings}`,
+    );
+    if (removed.length > 0) console.log(`Removed ${removed.length} slash commands from ${target.commands}`);
+    console.log("Memory is kept; delete the database yourself if you want it gone.");
+  },
+});

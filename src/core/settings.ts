@@ -1,0 +1,164 @@
+/**
+ * Claude Code settings.json editing (SPEC §9), pure: settings object in, settings object out.
+ * Only entries whose command is ours are touched; every other setting and hook is kept.
+ */
+import { isObject, type Json, type JsonObject } from "./jsonl.ts";
+
+export interface HookSpec {
+  event: string;
+  sub: string;
+  async: boolean;
+  timeout: number;
+  matcher?: string;
+}
+
+/** Stop, PostToolUse and SubagentStop never make the user wait; the prompt-path hooks are fast. */
+export const HOOK_SPECS: readonly HookSpec[] = [
+  { event: "SessionStart", sub: "session-start", async: false, timeout: 10 },
+  { event: "UserPromptSubmit", sub: "user-prompt-submit", async: false, timeout: 10 },
+  { event: "Stop", sub: "stop", async: true, timeout: 30 },
+  { event: "PostToolUse", sub: "post-tool-use", async: true, timeout: 10, matcher: "*" },
+  { event: "PreCompact", sub: "pre-compact", async: false, timeout: 30 },
+  { event: "SessionEnd", sub: "session-end", async: false, timeout: 2 },
+  { event: "SubagentStop", sub: "subagent-stop", async: true, timeout: 30 },
+];
+
+const OUR_SUBS = "session-start|user-prompt-submit|stop|post-tool-use|pre-compact|session-end|subagent-stop";
+/** Our command, current (`… hook stop`) or from older releases (`… process-turn`). */
+const OURS = new RegExp(
+  `(throughline|cli\\.ts)(@[^\\s"']*)?["']?\\s+(hook\\s+(${OUR_SUBS})|session-start|prompt-submit|process-turn)\\s*$`,
+);
+
+export function isOurCommand(command: string): boolean {
+  return OURS.test(command);
+}
+
+export function hookCommand(invocation: string, sub: string): string {
+  return `${invocation} hook ${sub}`;
+}
+
+function ourEntry(spec: HookSpec, invocation: string): JsonObject {
+  const e: JsonObject = {
+    type: "command",
+    command: hookCommand(invocation, spec.sub),
+    timeout: spec.timeout,
+  };
+  if (spec.async) e.async = true;
+  return e;
+}
+
+function groupsOf(hooks: JsonObject, event: string): Json[] {
+  const g = hooks[event];
+  return Array.isArray(g) ? g : [];
+}
+
+function isOurHook(h: Json): boolean {
+  return isObject(h) && typeof h.command === "string" && isOurCommand(h.command);
+}
+
+/** Install or upgrade our hooks in place; a second run returns an equal object. */
+export function mergeHooks(settings: JsonObject, invocation: string): JsonObject {
+  const out: JsonObject = structuredClone(settings);
+  const hooks: JsonObject = isObject(out.hooks) ? out.hooks : {};
+  for (const spec of HOOK_SPECS) {
+    const entry = ourEntry(spec, invocation);
+    let placed = false;
+    const groups: Json[] = [];
+    for (const g of groupsOf(hooks, spec.event)) {
+      if (!isObject(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurHook)) {
+        groups.push(g);
+        continue;
+      }
+      const kept: Json[] = [];
+      for (const h of g.hooks) {
+        if (!isOurHook(h)) kept.push(h);
+        else if (!placed) {
+          kept.push(entry);
+          placed = true;
+        }
+      }
+      if (kept.length > 0) groups.push({ ...g, hooks: kept });
+    }
+    if (!placed)
+      groups.push(
+        spec.matcher === undefined ? { hooks: [entry] } : { matcher: spec.matcher, hooks: [entry] },
+      );
+    hooks[spec.event] = groups;
+  }
+  out.hooks = hooks;
+  return out;
+}
+
+/** Remove exactly our hooks; groups and events left empty by that are removed too. */
+export function removeHooks(settings: JsonObject): JsonObject {
+  const out: JsonObject = structuredClone(settings);
+  if (!isObject(out.hooks)) return out;
+  const hooks = out.hooks;
+  for (const event of Object.keys(hooks)) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    const kept: Json[] = [];
+    let touched = false;
+    for (const g of groups) {
+      if (!isObject(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurHook)) {
+        kept.push(g);
+        continue;
+      }
+      touched = true;
+      const rest = g.hooks.filter((h) => !isOurHook(h));
+      if (rest.length > 0) kept.push({ ...g, hooks: rest });
+    }
+    if (!touched) continue;
+    if (kept.length > 0) hooks[event] = kept;
+    else delete hooks[event];
+  }
+  if (Object.keys(hooks).length === 0) delete out.hooks;
+  return out;
+}
+
+/** Which of our hooks a settings object registers, per event. */
+export function registeredHooks(settings: JsonObject): { event: string; command: string; async: boolean }[] {
+  const found: { event: string; command: string; async: boolean }[] = [];
+  if (!isObject(settings.hooks)) return found;
+  for (const [event, groups] of Object.entries(settings.hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups)
+      if (isObject(g) && Array.isArray(g.hooks))
+        for (const h of g.hooks)
+          if (isOurHook(h) && isObject(h))
+            found.push({ event, command: String(h.command), async: h.async === true });
+  }
+  return found;
+}
+
+/** Marks the slash command files we write, so uninstall removes only ours. */
+export const COMMAND_MARKER = "<!-- installed by throughline -->";
+
+export function slashCommands(invocation: string): Record<string, string> {
+  return {
+    "tl.md": `---
+description: Hand this conversation over to the next session (throughline baton)
+---
+${COMMAND_MARKER}
+The throughline baton for this project is stored: the next Claude Code session started in this project within the hour continues this conversation with its memory. Nothing else needs doing; a one-word acknowledgement is enough.
+`,
+    "recall.md": `---
+description: Query the throughline activity index (edits, commits, tests, errors, decisions) in plain words
+argument-hint: [words, e.g. "errors today" or "edits auth"]
+---
+${COMMAND_MARKER}
+Run this command with the Bash tool and show its output to the user verbatim, without commentary:
+
+${invocation} recall $ARGUMENTS
+`,
+    "sc-detail.md": `---
+description: Show everything throughline holds for a moment of this conversation (a time like 14:05, a range, or ISO)
+argument-hint: <time>
+---
+${COMMAND_MARKER}
+Run this command with the Bash tool and show its output to the user verbatim, without commentary:
+
+${invocation} detail $ARGUMENTS
+`,
+  };
+}

@@ -1,0 +1,164 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { selfInvocation } from "../../src/commands/_invocation.ts";
+import { isOurCommand, mergeHooks, removeHooks } from "../../src/core/settings.ts";
+import { runCli, tempDir } from "../helpers/db.ts";
+import { PLUGIN_DIR, pluginFiles } from "../helpers/plugin.ts";
+
+const FOREIGN = {
+  model: "opus",
+  permissions: { allow: ["Bash(git status)"], deny: ["Read(./.env)"] },
+  statusLine: { type: "command", command: "~/.claude/statusline.sh", padding: 0 },
+  hooks: {
+    Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }],
+    PostToolUse: [
+      { matcher: "Edit|Write", hooks: [{ type: "command", command: "prettier --write", timeout: 5 }] },
+    ],
+  },
+  env: { FOO: "1" },
+};
+
+function setup(dir: string, settings: unknown | string) {
+  const claude = join(dir, "claude");
+  mkdirSync(claude, { recursive: true });
+  const file = join(claude, "settings.json");
+  writeFileSync(file, typeof settings === "string" ? settings : JSON.stringify(settings, null, 4));
+  const env = { CLAUDE_CONFIG_DIR: claude, THROUGHLINE_HOME: join(dir, "tl") };
+  return { claude, file, env, read: () => JSON.parse(readFileSync(file, "utf8")) };
+}
+
+describe("install / uninstall (SPEC §9)", () => {
+  test("keeps every foreign setting and hook; twice = once; uninstall restores the original", () => {
+    using dir = tempDir();
+    const s = setup(dir.path, FOREIGN);
+    const r = runCli(["install", "--json"], { env: s.env });
+    expect(r.stderr).toBe("");
+    expect(r.exitCode).toBe(0);
+    const once = s.read();
+    expect(once.model).toBe("opus");
+    expect(once.permissions).toEqual(FOREIGN.permissions);
+    expect(once.statusLine).toEqual(FOREIGN.statusLine);
+    expect(once.env).toEqual(FOREIGN.env);
+    expect(once.hooks.Stop[0]).toEqual(FOREIGN.hooks.Stop[0]);
+    expect(once.hooks.PostToolUse[0]).toEqual(FOREIGN.hooks.PostToolUse[0]);
+    const events = Object.keys(once.hooks).sort();
+    expect(events).toEqual([
+      "PostToolUse",
+      "PreCompact",
+      "SessionEnd",
+      "SessionStart",
+      "Stop",
+      "SubagentStop",
+      "UserPromptSubmit",
+    ]);
+    const ours = (ev: string) =>
+      once.hooks[ev]
+        .flatMap((g: { hooks: { command: string; async?: boolean }[] }) => g.hooks)
+        .find((h: { command: string }) => isOurCommand(h.command));
+    expect(ours("Stop").async).toBe(true);
+    expect(ours("PostToolUse").async).toBe(true);
+    expect(ours("SubagentStop").async).toBe(true);
+    expect(ours("UserPromptSubmit").async).toBeUndefined();
+    expect(ours("SessionStart").command).toEndWith(" hook session-start");
+    expect(readdirSync(join(s.claude, "commands")).sort()).toEqual(["recall.md", "sc-detail.md", "tl.md"]);
+
+    const second = runCli(["install", "--json"], { env: s.env });
+    expect(JSON.parse(second.stdout).settings_changed).toBe(false);
+    expect(s.read()).toEqual(once);
+
+    expect(runCli(["uninstall"], { env: s.env }).exitCode).toBe(0);
+    expect(s.read()).toEqual(FOREIGN);
+    expect(existsSync(join(s.claude, "commands", "tl.md"))).toBe(false);
+  });
+
+  test("an older throughline entry is upgraded in place", () => {
+    const old = {
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: "command", command: "bunx throughline@0.0.1 process-turn" },
+              { type: "command", command: "other" },
+            ],
+          },
+        ],
+      },
+    };
+    const next = mergeHooks(old, "/opt/throughline");
+    expect(next.hooks).toMatchObject({
+      Stop: [
+        {
+          hooks: [
+            { type: "command", command: "/opt/throughline hook stop", async: true },
+            { type: "command", command: "other" },
+          ],
+        },
+      ],
+    });
+    expect(removeHooks(next)).toEqual({
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "other" }] }] },
+    });
+  });
+
+  test("invalid JSON → exit 1, clear message, file untouched", () => {
+    using dir = tempDir();
+    const s = setup(dir.path, '{ "model": "opus", ');
+    const r = runCli(["install"], { env: s.env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/settings\.json is not valid JSON .*nothing was changed/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readFileSync(s.file, "utf8")).toBe('{ "model": "opus", ');
+  });
+
+  test("--project writes only the project file", () => {
+    using dir = tempDir();
+    const s = setup(dir.path, FOREIGN);
+    const before = readFileSync(s.file, "utf8");
+    const project = join(dir.path, "proj");
+    mkdirSync(project);
+    const r = runCli(["install", "--project"], { env: s.env, cwd: project });
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(s.file, "utf8")).toBe(before);
+    const proj = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
+    expect(Object.keys(proj.hooks)).toHaveLength(7);
+    expect(existsSync(join(project, ".claude", "commands", "tl.md"))).toBe(true);
+  });
+
+  test("the hook command re-invokes the program that ran install", () => {
+    expect(selfInvocation("/$bunfs/root/throughline", "/opt/bin/throughline")).toBe("/opt/bin/throughline");
+    expect(
+      selfInvocation("/tmp/bunx-1000-throughline@0.1.0/node_modules/throughline/src/cli.ts", "/usr/bin/bun"),
+    ).toMatch(/^bunx throughline@\d+\.\d+\.\d+$/);
+    expect(selfInvocation("/home/me/src/throughline/src/cli.ts", "/usr/bin/bun")).toBe(
+      "/usr/bin/bun /home/me/src/throughline/src/cli.ts",
+    );
+    expect(selfInvocation("/home/me/my code/src/cli.ts", "/usr/bin/bun")).toBe(
+      '/usr/bin/bun "/home/me/my code/src/cli.ts"',
+    );
+  });
+
+  test("doctor: a fresh install is healthy; a missing hook is a problem with a fix", () => {
+    using dir = tempDir();
+    const s = setup(dir.path, {});
+    runCli(["install"], { env: s.env });
+    const ok = runCli(["doctor", "--json"], { env: s.env, cwd: dir.path });
+    const report = JSON.parse(ok.stdout);
+    expect(report.problems).toBe(0);
+    expect(ok.exitCode).toBe(0);
+    const settings = s.read();
+    delete settings.hooks.Stop;
+    writeFileSync(s.file, JSON.stringify(settings));
+    const bad = runCli(["doctor"], { env: s.env, cwd: dir.path });
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stdout).toContain("FAIL hook Stop: not registered");
+    expect(bad.stdout).toContain("fix: run `throughline install`");
+  });
+
+  test("the plugin layout matches what install writes", () => {
+    for (const [rel, text] of Object.entries(pluginFiles()))
+      expect({ rel, text: readFileSync(join(PLUGIN_DIR, rel), "utf8") }).toEqual({ rel, text });
+    const manifest = JSON.parse(readFileSync(join(PLUGIN_DIR, ".claude-plugin", "plugin.json"), "utf8"));
+    expect(manifest.hooks).toBeUndefined();
+  });
+});

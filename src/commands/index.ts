@@ -5,8 +5,16 @@ type Loader = () => Promise<CommandDef<any>>;
 
 /** Every command, loaded only when it runs. Keep this map free of eager imports. */
 export const commands: Record<string, Loader> = {
+  demo: () => import("./demo.ts").then((m) => m.default),
   replay: () => import("./replay.ts").then((m) => m.default),
   status: () => import("./status.ts").then((m) => m.default),
   migrate: () => import("./migrate.ts").then((m) => m.default),
   hook: () => import("./hook.ts").then((m) => m.default),
+  install: () => import("./install.ts").then((m) => m.default),
+  uninstall: () => import("./uninstall.ts").then((m) => m.default),
+  doctor: () => import("./doctor.ts").then((m) => m.default),
+  context: () => import("./context.ts").then((m) => m.default),
+  "handoff-context": () => import("./context.ts").then((m) => m.default),
+  recall: () => import("./recall.ts").then((m) => m.default),
+  detail: () => import("./detail.ts").then((m) => m.default),
 };

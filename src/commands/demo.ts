@@ -1,0 +1,39 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineCommand } from "citty";
+import sample from "../../test/fixtures/sample/todo-api-session.jsonl" with { type: "text" };
+import { replay } from "../capture/replay.ts";
+import { renderContext } from "../core/context.ts";
+import { openForWrite } from "../db/open.ts";
+import { loadContextInput } from "../db/queries/chain.ts";
+import { dbArgs } from "./_args.ts";
+
+export default defineCommand({
+  meta: {
+    name: "demo",
+    description: "Replay the bundled sample session into a scratch database and print the resume context it would push",
+  },
+  args: { ...dbArgs },
+  run({ args }) {
+    const dir = mkdtempSync(join(tmpdir(), "throughline-demo-"));
+    const file = join(dir, "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13.jsonl");
+    writeFileSync(file, sample);
+    const dbPath = args.db ?? join(dir, "throughline.db");
+    const db = openForWrite(dbPath);
+    try {
+      const report = replay(db, [file]);
+      const s = report.sessions[0]!;
+      console.log(`Replayed the sample session: ${s.turns} turns, ${s.details} L3 details, ${s.events} activity events.`);
+      console.log(`Database: ${dbPath}\n`);
+      console.log("─── what the model receives at its first prompt after /clear ───");
+      console.log(renderContext(loadContextInput(db, s.session_id)).text);
+      console.log("─── end ───\n");
+      console.log(`Try the baked commands with THROUGHLINE_DB=${dbPath}, e.g.`);
+      console.log(`  THROUGHLINE_DB=${dbPath} bun src/cli.ts recall edits`);
+      console.log(`  THROUGHLINE_DB=${dbPath} bun src/cli.ts detail 09:13`);
+    } finally {
+      db.close();
+    }
+  },
+});

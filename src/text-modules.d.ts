@@ -1,0 +1,4 @@
+declare module "*.jsonl" {
+  const text: string;
+  export default text;
+}

@@ -13,7 +13,10 @@ const hookEvent =
     ? argv[1]
     : HOOK_ALIASES[first];
 
-if (hookEvent !== undefined && (first === "hook" || argv.length === 1)) {
+if (argv.length === 1 && (first === "--version" || first === "-v")) {
+  const { VERSION } = await import("./version.ts");
+  console.log(VERSION);
+} else if (hookEvent !== undefined && (first === "hook" || argv.length === 1)) {
   const { runHookProcess } = await import("./hooks/run.ts");
   await runHookProcess(hookEvent);
 } else {

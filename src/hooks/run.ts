@@ -34,6 +34,7 @@ const HANDLERS: Record<string, () => Promise<HookHandler>> = {
   "pre-compact": () => import("./pre-compact.ts").then((m) => m.default),
   "session-end": () => import("./session-end.ts").then((m) => m.default),
   "subagent-stop": () => import("./subagent-stop.ts").then((m) => m.default),
+  "post-tool-use": () => import("./post-tool-use.ts").then((m) => m.default),
 };
 
 export const HOOK_EVENTS = Object.keys(HANDLERS);
@@ -117,8 +118,14 @@ export async function runHook(
 
 export async function runHookProcess(event: string): Promise<void> {
   const env = process.env;
-  const text = env[INSIDE_SUMMARIZER_ENV] === "1" ? "" : await Bun.stdin.text();
-  const out = await runHook(event, text, env);
+  let out: HookOutcome;
+  try {
+    const text = env[INSIDE_SUMMARIZER_ENV] === "1" ? "" : await Bun.stdin.text();
+    out = await runHook(event, text, env);
+  } catch (err) {
+    // Last line of defence: a hook never prints a stack trace and never exits 2.
+    out = { exitCode: 1, stdout: "", stderr: `throughline hook ${event}: ${errorLine(err)}\n` };
+  }
   if (out.stdout) await Bun.write(Bun.stdout, out.stdout.endsWith("\n") ? out.stdout : `${out.stdout}\n`);
   if (out.stderr) await Bun.write(Bun.stderr, out.stderr);
   process.exitCode = out.exitCode;

@@ -1,0 +1,133 @@
+/** Hook timings (SPEC §10): the prompt path and the Stop path, cold processes of the compiled binary. */
+import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ingestTranscript } from "../src/capture/ingest.ts";
+import { openForWrite } from "../src/db/open.ts";
+import { insertPending } from "../src/db/queries/handoff.ts";
+import { upsertSession } from "../src/db/queries/sessions.ts";
+import { TranscriptBuilder } from "../test/helpers/transcript.ts";
+import { measure, WORK } from "./lib.ts";
+
+const PROJECT = "/home/dev/bench-project";
+
+/** A transcript of `turns` turns, each with a tool call: `bytesPerTurn` sets the size. */
+export function bigTranscript(id: string, turns: number, bytesPerTurn: number): TranscriptBuilder {
+  const b = new TranscriptBuilder(id, PROJECT, "2026-06-01T08:00:00.000Z");
+  const filler = "x".repeat(Math.max(0, bytesPerTurn - 2500));
+  for (let i = 1; i <= turns; i++) {
+    b.user(`Step ${i}: update module ${i % 37} and run its tests`);
+    b.say(`Looking at module ${i % 37}.`);
+    b.tool("Read", { file_path: `/home/dev/bench-project/src/m${i % 37}.ts` }, `// module ${i}\n${filler}`);
+    b.tool("Bash", { command: "bun test" }, `${i} pass, 0 fail`);
+    b.say(`Module ${i % 37} updated; tests pass (${i}).`);
+    b.tick(30_000);
+  }
+  return b;
+}
+
+function removeDb(path: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+}
+
+/**
+ * Copy a template database and flush it to disk before the timed run: otherwise the hook's
+ * checkpoint fsync pays for writing back the whole freshly copied file.
+ */
+function copyDb(from: string, to: string): void {
+  removeDb(to);
+  for (const suffix of ["", "-wal", "-shm"])
+    if (existsSync(from + suffix)) {
+      copyFileSync(from + suffix, to + suffix);
+      const fd = openSync(to + suffix, "r+");
+      fsyncSync(fd);
+      closeSync(fd);
+    }
+}
+
+/** Ingests all but the last turn into a template database; returns the paths a run needs. */
+function stopFixture(name: string, turns: number, bytesPerTurn: number) {
+  const id = `bench-${name}`;
+  const b = bigTranscript(id, turns, bytesPerTurn);
+  const lines = b.lines;
+  const lastStart = lines.findLastIndex((l) => l.includes('"type":"user"') && l.includes(`Step ${turns}:`));
+  const transcript = join(WORK, `${id}.jsonl`);
+  writeFileSync(transcript, `${lines.slice(0, lastStart).join("\n")}\n`);
+  const template = join(WORK, `${id}.template.db`);
+  removeDb(template);
+  const db = openForWrite(template);
+  ingestTranscript(db, { path: transcript, sessionId: id, project: PROJECT, now: Date.now() });
+  db.close();
+  writeFileSync(transcript, b.text());
+  const payload = JSON.stringify({
+    session_id: id,
+    transcript_path: transcript,
+    cwd: PROJECT,
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+    last_assistant_message: `Module ${turns % 37} updated; tests pass (${turns}).`,
+  });
+  return { template, transcript, payload, bytes: Bun.file(transcript).size };
+}
+
+export async function benchHooks(opts: { bin: string; runs: number }) {
+  const out: Record<string, { median_ms: number; p95_ms: number; runs: number; note?: string }> = {};
+  const runDb = join(WORK, "run.db");
+  const env = { THROUGHLINE_DB: runDb };
+
+  // UserPromptSubmit with no pending handoff: the price of every ordinary prompt.
+  removeDb(runDb);
+  openForWrite(runDb).close();
+  const prompt = JSON.stringify({
+    session_id: "bench-live",
+    transcript_path: join(WORK, "bench-live.jsonl"),
+    cwd: PROJECT,
+    hook_event_name: "UserPromptSubmit",
+    prompt: "continue",
+  });
+  out["hook user-prompt-submit (no pending)"] = measure(opts.runs, () => [opts.bin, "hook", "user-prompt-submit"], {
+    stdin: () => prompt,
+    env,
+  });
+
+  // UserPromptSubmit that hands over a 1,000-turn chain: merge + render + print.
+  const chainId = "bench-chain-1000";
+  const b = bigTranscript(chainId, 1000, 600);
+  const chainTranscript = join(WORK, `${chainId}.jsonl`);
+  writeFileSync(chainTranscript, b.text());
+  const chainTemplate = join(WORK, "chain.template.db");
+  removeDb(chainTemplate);
+  {
+    const db = openForWrite(chainTemplate);
+    ingestTranscript(db, { path: chainTranscript, sessionId: chainId, project: PROJECT, now: Date.parse("2026-06-02T00:00:00Z") });
+    db.close();
+  }
+  let n = 0;
+  let newId = "";
+  out["hook user-prompt-submit (handoff, 1,000-turn chain)"] = measure(opts.runs, () => [opts.bin, "hook", "user-prompt-submit"], {
+    env,
+    before: () => {
+      copyDb(chainTemplate, runDb);
+      newId = `bench-new-${++n}`;
+      const db = openForWrite(runDb);
+      const now = Date.now();
+      upsertSession(db, { id: newId, project: PROJECT, transcriptPath: null, createdAt: now, updatedAt: now });
+      insertPending(db, { session_id: newId, project: PROJECT, source: "clear", predecessor: chainId, created_at: now });
+      db.close();
+    },
+    stdin: () =>
+      JSON.stringify({ session_id: newId, transcript_path: join(WORK, `${newId}.jsonl`), cwd: PROJECT, hook_event_name: "UserPromptSubmit", prompt: "go on" }),
+  });
+
+  // Stop for the newest turn: the cost must not grow with the transcript.
+  for (const [label, turns, size] of [
+    ["hook stop (turn 10)", 10, 10_500],
+    ["hook stop (turn 1,000 of a ≥10 MB transcript)", 1000, 10_500],
+  ] as const) {
+    const f = stopFixture(String(turns), turns, size);
+    out[label] = {
+      ...measure(opts.runs, () => [opts.bin, "hook", "stop"], { env, before: () => copyDb(f.template, runDb), stdin: () => f.payload }),
+      note: `${(f.bytes / 1024 / 1024).toFixed(1)} MB transcript`,
+    };
+  }
+  return out;
+}

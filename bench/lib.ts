@@ -1,0 +1,72 @@
+/** Shared bench plumbing: spawn timing, medians, ratios against a floor measured in the same run. */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..");
+export const WORK = join(ROOT, ".bench");
+mkdirSync(WORK, { recursive: true });
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function p95(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]!;
+}
+
+/** Wall time of one process run, stdin fed from a buffer. */
+export function timeOnce(cmd: string[], opts: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): number {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(cmd, {
+    stdin: opts.stdin === undefined ? "ignore" : Buffer.from(opts.stdin),
+    env: { ...process.env, ...opts.env },
+    cwd: opts.cwd ?? ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const ms = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 300)}`);
+  return ms;
+}
+
+/** Median of `runs` timed runs after one warm-up; `before` runs untimed before each run. */
+export function measure(
+  runs: number,
+  cmd: () => string[],
+  opts: { stdin?: () => string; env?: Record<string, string>; before?: () => void } = {},
+): { median_ms: number; p95_ms: number; runs: number } {
+  const xs: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    opts.before?.();
+    const ms = timeOnce(cmd(), { ...(opts.stdin ? { stdin: opts.stdin() } : {}), ...(opts.env ? { env: opts.env } : {}) });
+    if (i > 0) xs.push(ms);
+  }
+  return { median_ms: round(median(xs)), p95_ms: round(p95(xs)), runs };
+}
+
+export function round(x: number, d = 2): number {
+  const f = 10 ** d;
+  return Math.round(x * f) / f;
+}
+
+/** The floor: a compiled Bun binary that reads stdin and exits. */
+export async function buildFloor(): Promise<string> {
+  const src = join(WORK, "floor.ts");
+  await Bun.write(src, "await Bun.stdin.text();\n");
+  const out = join(WORK, "floor");
+  const r = Bun.spawnSync(["bun", "build", src, "--compile", "--outfile", out, "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0) throw new Error(`floor build failed: ${r.stderr}`);
+  return out;
+}
+
+export async function buildBinary(): Promise<string> {
+  const r = Bun.spawnSync(["bun", "run", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr}`);
+  return join(ROOT, "dist", "throughline");
+}

@@ -1,0 +1,84 @@
+/**
+ * `bun run bench`: every figure is a median of ≥ 20 cold runs and a ratio to a compiled no-op
+ * binary (reads stdin, exits) measured in the same run, so noisy shared machines still compare.
+ * Results go to stdout and to .bench/results.json. Set BENCH_RUNS to change the run count.
+ */
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { replay } from "../src/capture/replay.ts";
+import { openForWrite } from "../src/db/open.ts";
+import { benchHooks } from "./hooks.ts";
+import { buildBinary, buildFloor, measure, ROOT, round, WORK } from "./lib.ts";
+
+const runs = Math.max(20, Number(process.env.BENCH_RUNS ?? 20));
+type Row = { median_ms: number; p95_ms?: number; runs?: number; ratio?: number; goal?: string; note?: string };
+const results: Record<string, Row> = {};
+const extra: Record<string, unknown> = {};
+
+console.error("building the floor and the binary…");
+const floorBin = await buildFloor();
+const bin = await buildBinary();
+const floor = measure(runs, () => [floorBin], { stdin: () => "{}" });
+results["floor (compiled no-op)"] = { ...floor, ratio: 1 };
+const ratio = (ms: number) => round(ms / floor.median_ms);
+const add = (name: string, r: Row, goal?: string) => {
+  results[name] = { ...r, ratio: ratio(r.median_ms), ...(goal ? { goal } : {}) };
+};
+
+add("throughline --version", measure(runs, () => [bin, "--version"]));
+
+console.error("hooks…");
+const goals: Record<string, string> = {
+  "hook user-prompt-submit (no pending)": "≤ 2×",
+  "hook user-prompt-submit (handoff, 1,000-turn chain)": "≤ 3×",
+  "hook stop (turn 1,000 of a ≥10 MB transcript)": "≤ 3×, ≤ 1.25× turn 10",
+};
+for (const [name, r] of Object.entries(await benchHooks({ bin, runs }))) add(name, r, goals[name]);
+const s10 = results["hook stop (turn 10)"]!.median_ms;
+const s1000 = results["hook stop (turn 1,000 of a ≥10 MB transcript)"]!.median_ms;
+extra.stop_1000_vs_10 = round(s1000 / s10);
+
+// Pull, activity and search benches live beside their features; run them when present.
+for (const [file, fn] of [
+  ["context.ts", "benchPull"],
+  ["activity.ts", "benchActivity"],
+] as const) {
+  if (!existsSync(join(import.meta.dir, file))) continue;
+  console.error(`${file}…`);
+  const mod = (await import(`./${file}`)) as Record<string, (o: { bin: string[]; floorMs: number; runs: number }) => Promise<Record<string, Row>>>;
+  const r = await mod[fn]!({ bin: [bin], floorMs: floor.median_ms, runs });
+  for (const [name, row] of Object.entries(r)) add(name, row, row.goal);
+}
+
+// Replay throughput and storage cost over the shared corpus, when it is beside the checkout.
+const corpus = join(ROOT, "..", "shared", "corpus", "transcripts");
+if (existsSync(corpus)) {
+  console.error("replay throughput…");
+  const dbPath = join(WORK, "replay.db");
+  for (const s of ["", "-wal", "-shm"]) if (existsSync(dbPath + s)) await Bun.file(dbPath + s).delete();
+  const db = openForWrite(dbPath);
+  const t0 = performance.now();
+  const report = replay(db, [corpus]);
+  const secs = (performance.now() - t0) / 1000;
+  db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+  extra.replay = {
+    transcript_mb: round(report.totals.bytes / 1e6),
+    seconds: round(secs),
+    mb_per_s: round(report.totals.bytes / 1e6 / secs),
+    db_bytes_per_transcript_byte: round(statSync(dbPath).size / report.totals.bytes, 3),
+    turns: report.totals.turns,
+  };
+  const ctx = join(import.meta.dir, "context.ts");
+  if (existsSync(ctx)) {
+    const mod = (await import(`./${"context.ts"}`)) as { budgetFill?: () => unknown };
+    if (mod.budgetFill) extra.budget_fill = await mod.budgetFill();
+  }
+}
+
+const nameW = Math.max(...Object.keys(results).map((k) => k.length));
+console.log(`${"benchmark".padEnd(nameW)}  median ms   ratio  goal`);
+for (const [name, r] of Object.entries(results))
+  console.log(`${name.padEnd(nameW)}  ${r.median_ms.toFixed(2).padStart(9)}  ${String(r.ratio).padStart(6)}×  ${r.goal ?? ""}${r.note ? `  (${r.note})` : ""}`);
+console.log(JSON.stringify(extra, null, 2));
+await Bun.write(join(WORK, "results.json"), JSON.stringify({ runs, results, extra, at: new Date().toISOString() }, null, 2));

@@ -11,3 +11,4 @@ delete process.env.THROUGHLINE_DB;
 process.env.TZ = "UTC";
 process.env.NO_COLOR = "1";
 process.env.COLUMNS = "120";
+process.env.THROUGHLINE_SUMMARIZER = "extractive";

@@ -1,5 +1,9 @@
 import { hasLastMessage, ingestSession } from "../capture/session.ts";
-import { recordHookError } from "../db/queries/sessions.ts";
+import { WINDOW_TURNS } from "../core/context.ts";
+import { redact } from "../core/redact.ts";
+import { storedFinalText } from "../db/queries/capture.ts";
+import { countChainTurns } from "../db/queries/chain.ts";
+import { recordHookError, resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./run.ts";
 
@@ -11,13 +15,32 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   const path = ctx.transcriptPath;
   if (!path) throw new ThroughlineError("E_PAYLOAD", "payload has no transcript_path");
   const opts = { path, sessionId: ctx.sessionId, project: ctx.project, now: ctx.now() };
-  let res = ingestSession(ctx.db, opts);
+  const res = ingestSession(ctx.db, opts);
+  await waitForFlush(ctx, opts, res.newestFinalText);
+  await summarizeOne(ctx);
+}
+
+/** Only chains past the 20-turn window have turns to summarise; the summarizer loads only then. */
+async function summarizeOne(ctx: HookContext): Promise<void> {
+  const live = resolveLive(ctx.db, ctx.sessionId).id;
+  if (countChainTurns(ctx.db, live) <= WINDOW_TURNS) return;
+  const { summarizeNext } = await import("../capture/summarize.ts");
+  summarizeNext(ctx.db, live, ctx.env, ctx.now());
+}
+
+async function waitForFlush(
+  ctx: HookContext,
+  opts: { path: string; sessionId: string; project: string | null; now: number },
+  fromFirstRead: string | null,
+): Promise<void> {
   const last = ctx.payload.last_assistant_message;
   if (typeof last !== "string" || last.trim() === "") return;
-  let newest = res.newestFinalText;
+  // Nothing new in the file: compare with what an earlier Stop already stored (redacted).
+  let newest = fromFirstRead ?? storedFinalText(ctx.db, ctx.sessionId);
+  const wanted = fromFirstRead === null ? redact(last) : last;
   const waitMs = Number(ctx.env.THROUGHLINE_FLUSH_WAIT_MS ?? FLUSH_WAIT_MS);
   const deadline = ctx.now() + (Number.isFinite(waitMs) ? Math.min(waitMs, FLUSH_WAIT_MS) : FLUSH_WAIT_MS);
-  while (!hasLastMessage(newest, last)) {
+  while (!hasLastMessage(newest, wanted) && !hasLastMessage(newest, last)) {
     if (ctx.now() >= deadline) {
       // Store what is there; the next Stop or the next session's handoff finishes the turn.
       recordHookError(
@@ -30,7 +53,7 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
       return;
     }
     await Bun.sleep(POLL_MS);
-    res = ingestSession(ctx.db, { ...opts, now: ctx.now() });
-    if (res.newestFinalText !== null) newest = res.newestFinalText;
+    const again = ingestSession(ctx.db, { ...opts, now: ctx.now() });
+    if (again.newestFinalText !== null) newest = again.newestFinalText;
   }
 }

@@ -130,3 +130,87 @@ describe("hook stop: flush race (SPEC §3)", () => {
     db.close();
   });
 });
+
+describe("hook stop: repeated Stops", () => {
+  test("a second Stop with nothing new does not wait or record an error", async () => {
+    using dir = tempDir();
+    const env = envFor(dir.path);
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000004");
+    t.user("Name the release").say("Call it v2.0 (token=abc12345 redacted).");
+    const path = join(dir.path, "t.jsonl");
+    writeFileSync(path, t.text());
+    const payload = JSON.stringify({
+      session_id: t.sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+      last_assistant_message: "Call it v2.0 (token=abc12345 redacted).",
+    });
+    expect((await runHook("stop", payload, env)).exitCode).toBe(0);
+    const t0 = performance.now();
+    expect((await runHook("stop", payload, env)).exitCode).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(1500);
+    const db = new Database(env.THROUGHLINE_DB, { readonly: true });
+    expect(count(db, "SELECT count(*) n FROM hook_errors")).toBe(0);
+    db.close();
+  });
+});
+
+describe("L1 summaries (SPEC §6)", () => {
+  test("past 20 turns, each Stop summarises the oldest unsummarised turn (extractive backend)", async () => {
+    using dir = tempDir();
+    const env = { ...envFor(dir.path), THROUGHLINE_SUMMARIZER: "extractive" };
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000005");
+    const path = join(dir.path, "t.jsonl");
+    const payload = JSON.stringify({
+      session_id: t.sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+    });
+    for (let i = 1; i <= 23; i++) {
+      t.user(`Step ${i}: fix src/mod${i}.ts`).say(`Fixed the null check in src/mod${i}.ts; ${i} tests pass.`);
+      writeFileSync(path, t.text());
+      expect((await runHook("stop", payload, env)).stderr).toBe("");
+    }
+    const db = new Database(env.THROUGHLINE_DB, { readonly: true });
+    const rows = db
+      .query(
+        "SELECT t.turn_number, k.summary, k.backend FROM skeletons k JOIN turns t ON t.id = k.turn_id ORDER BY 1",
+      )
+      .all() as { turn_number: number; summary: string; backend: string }[];
+    db.close();
+    expect(rows.map((r) => r.turn_number)).toEqual([1, 2, 3]);
+    for (const r of rows) {
+      expect(r.backend).toBe("extractive");
+      expect(r.summary.length).toBeGreaterThanOrEqual(20);
+      expect(r.summary).toContain(`src/mod${r.turn_number}.ts`);
+    }
+  });
+
+  test("a failing backend leaves the turn unsummarised and records why", async () => {
+    using dir = tempDir();
+    const env = {
+      ...envFor(dir.path),
+      THROUGHLINE_SUMMARIZER: "command",
+      THROUGHLINE_SUMMARIZER_CMD: "echo boom >&2; exit 3",
+    };
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000006");
+    const path = join(dir.path, "t.jsonl");
+    for (let i = 1; i <= 21; i++) t.user(`q${i}`).say(`a${i}`);
+    writeFileSync(path, t.text());
+    const payload = JSON.stringify({
+      session_id: t.sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+    });
+    expect((await runHook("stop", payload, env)).exitCode).toBe(0);
+    const db = new Database(env.THROUGHLINE_DB, { readonly: true });
+    expect(db.query("SELECT summary, error FROM skeletons").get()).toEqual({
+      summary: null,
+      error: "exit 3: boom",
+    });
+    db.close();
+  });
+});

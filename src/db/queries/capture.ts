@@ -172,3 +172,14 @@ export function upsertSubagentDetail(
     ikey: d.key,
   });
 }
+
+/** Final assistant text of the newest stored turn of a transcript's own session that has one. */
+export function storedFinalText(db: Database, originSessionId: string): string | null {
+  const row = db
+    .query<{ final_text: string }, { origin: string }>(
+      `SELECT b.final_text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'assistant'
+       WHERE t.origin_session_id = $origin AND b.final_text IS NOT NULL ORDER BY t.turn_number DESC LIMIT 1`,
+    )
+    .get({ origin: originSessionId });
+  return row?.final_text ?? null;
+}

@@ -10,17 +10,6 @@ export interface AssembleOptions {
   firstTurnNumber: number;
 }
 
-/** Entry types that never carry conversation content. */
-const IGNORED_TYPES = new Set([
-  "progress",
-  "file-history-snapshot",
-  "queue-operation",
-  "summary",
-  "agent-name",
-  "permission-mode",
-  "last-prompt",
-]);
-
 /** Keys of structured tool results that only duplicate (and dwarf) the result text. */
 const BULKY_RESULT_KEYS = new Set([
   "originalFile",
@@ -221,13 +210,18 @@ class Assembler {
       if (this.firstTs === undefined) this.firstTs = ts;
       this.lastSeenTs = ts;
       this.lastTs = ts;
-      if (this.current && ts > this.current.endedAt) this.current.endedAt = ts;
     }
     const sid = str(entry.sessionId);
     if (sid && this.sessionId === undefined) this.sessionId = sid;
     const cwd = str(entry.cwd);
     if (cwd) this.cwd = cwd;
 
+    this.dispatch(entry, line, uuid, ts);
+    // After dispatch: an entry that starts a turn must not extend the previous one.
+    if (ts !== undefined && this.current && ts > this.current.endedAt) this.current.endedAt = ts;
+  }
+
+  private dispatch(entry: JsonObject, line: RawLine, uuid: string | undefined, ts: number | undefined): void {
     const type = str(entry.type);
     if (entry.isSidechain === true && (type === "user" || type === "assistant")) {
       this.feedSidechain(entry, uuid);
@@ -252,8 +246,9 @@ class Assembler {
         return;
       }
       default:
-        if (type === undefined || IGNORED_TYPES.has(type) || entry.isSidechain === true) this.ignored++;
-        else this.ignored++; // unknown entry types are ignored, never an error
+        // progress, file-history-snapshot, queue-operation, summary, agent-name, permission-mode,
+        // last-prompt and unknown types carry no memory of the turn: ignored, never an error.
+        this.ignored++;
     }
   }
 
@@ -277,6 +272,34 @@ class Assembler {
     }
     if (uuid) this.sidechains.set(uuid, group);
     group.renderer.add(entry);
+    this.sidechainCalls(entry);
+  }
+
+  /** Tool calls an inline subagent made did happen: they feed the activity index (SPEC §7). */
+  private sidechainCalls(entry: JsonObject): void {
+    for (const b of blocksOf(isObject(entry.message) ? entry.message : undefined)) {
+      if (!isObject(b)) continue;
+      if (b.type === "tool_use" && entry.type === "assistant") {
+        const input = isObject(b.input) ? b.input : {};
+        const call: ToolCall = {
+          id: str(b.id) ?? "",
+          name: str(b.name) ?? "unknown",
+          input,
+          ts: this.lastTs,
+        };
+        if (call.id) this.calls.set(call.id, call);
+        (this.current ? this.current.toolCalls : this.preambleCalls).push(call);
+      } else if (b.type === "tool_result" && entry.type === "user") {
+        const call = this.calls.get(str(b.tool_use_id) ?? "");
+        if (call)
+          call.result = {
+            text: toolResultText(b.content),
+            isError: b.is_error === true,
+            structured: entry.toolUseResult,
+            ts: this.lastTs,
+          };
+      }
+    }
   }
 
   private feedUser(entry: JsonObject, line: RawLine, ts: number): void {

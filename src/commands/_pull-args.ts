@@ -1,0 +1,36 @@
+import { isatty } from "node:tty";
+import { parseIsoInstant } from "../core/clock.ts";
+import { ThroughlineError } from "../errors.ts";
+import { type Style, styleFor } from "../render/pull.ts";
+
+/**
+ * Style for pull output, decided once from fd 1 with `isatty`: touching `process.stdout`
+ * would set up Node's stream stack, about 20 ms on a cold start (STYLE.md measurements).
+ */
+export function terminalColors(): Style {
+  return styleFor(process.env, isatty(1));
+}
+
+/** A count flag (`--last`, `--skip`, `--limit`): a whole number ≥ 0, or the fallback when absent. */
+export function parseCount(flag: string, value: string | undefined, fallback: number | null): number | null {
+  if (value === undefined || value === "") return fallback;
+  if (!/^\d+$/.test(value.trim()))
+    throw new ThroughlineError("E_ARGS", `--${flag} must be a whole number ≥ 0, got "${value}"`);
+  return Number(value.trim());
+}
+
+/** `--before`: ISO-8601 with a zone, as the push bakes it. */
+export function parseBefore(value: string | undefined, command: string): number {
+  if (!value)
+    throw new ThroughlineError(
+      "E_ARGS",
+      `${command} needs --before <ISO-8601> (the push prints the exact command to run)`,
+    );
+  const ms = parseIsoInstant(value.trim());
+  if (ms === null)
+    throw new ThroughlineError(
+      "E_ARGS",
+      `--before must be an ISO-8601 time with a zone, like 2026-03-01T09:00:00.000Z; got "${value}"`,
+    );
+  return ms;
+}

@@ -1,0 +1,49 @@
+import { defineCommand } from "citty";
+import { formatIso } from "../core/clock.ts";
+import { renderContext } from "../core/context.ts";
+import { databasePath } from "../core/paths.ts";
+import { openForRead } from "../db/open.ts";
+import { loadContextInput, resolveChain } from "../db/queries/chain.ts";
+import { ThroughlineError } from "../errors.ts";
+import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+
+/**
+ * `context --session <id>` (alias `handoff-context`): the resume context exactly as the push
+ * would render it now, read-only. Nothing is consumed or recorded.
+ */
+function contextCommand(name: string, alias: string) {
+  return defineCommand({
+    meta: {
+      name,
+      description: `Preview the resume context a session's next push would carry (read-only; alias: ${alias})`,
+    },
+    args: {
+      session: { type: "string", description: "Session id (any session of the chain)", valueHint: "id" },
+      ...dbArgs,
+      ...jsonArgs,
+    },
+    run({ args }) {
+      if (!args.session)
+        throw new ThroughlineError("E_ARGS", `${name} needs --session <id> (there is no default session)`);
+      const db = openForRead(databasePath(process.env, args.db));
+      try {
+        const live = resolveChain(db, args.session);
+        const out = renderContext(loadContextInput(db, live));
+        if (!args.json) return console.log(out.text);
+        printJson({
+          schema: "throughline.context.v1",
+          session_id: live,
+          text: out.text,
+          stats: out.stats,
+          turns: out.turns.map((t) => ({ turn_key: t.turnKey, started_at: formatIso(t.startedAt) })),
+          pull: out.pull,
+        });
+      } finally {
+        db.close();
+      }
+    },
+  });
+}
+
+export default contextCommand("context", "handoff-context");
+export const handoffContext = contextCommand("handoff-context", "context");

@@ -1,0 +1,319 @@
+/**
+ * The push (SPEC §4.2–§4.4): chain rows in, the resume context text and its stats out. Pure.
+ *
+ * Budget: the whole text is at most CONTEXT_BUDGET JavaScript characters in every case,
+ * because Claude Code swaps a longer context for a file stub the model cannot see. Header,
+ * current position and guide are fixed; window turns fill the rest newest first, whole turns
+ * only. The guide's baked pull commands depend on how many turns were pushed, so each
+ * candidate is measured as the complete text, never estimated.
+ */
+import { formatClock, formatDate, formatIso, formatRange } from "./clock.ts";
+
+export const CONTEXT_BUDGET = 9500;
+export const POSITION_CUT = 600;
+export const WINDOW_TURNS = 20;
+export const MIN_TRUNCATED_ROOM = 400;
+/** At most this many labels in a turn's `(details: …)` suffix. */
+export const DETAIL_LABELS_MAX = 8;
+
+/** How many L3 rows of one kind (and tool) a turn holds, in order of first appearance. */
+export interface DetailCount {
+  kind: string;
+  toolName: string | null;
+  count: number;
+}
+
+export interface ChainTurn {
+  originSessionId: string;
+  turnNumber: number;
+  startedAt: number;
+  endedAt: number;
+  /** The human prompt (L2, user row). */
+  user: string;
+  /** All assistant text of the turn (L2, assistant row). */
+  assistant: string;
+  /** The last response's text: what the person last read. Null when the assistant said nothing. */
+  finalText: string | null;
+  details: DetailCount[];
+}
+
+export interface ContextInput {
+  /** Live end of the chain: the id baked into the pull commands. */
+  sessionId: string;
+  /** True number of turns in the chain. */
+  totalTurns: number;
+  /** The newest min(WINDOW_TURNS, totalTurns) turns of the chain, oldest first. */
+  window: ChainTurn[];
+  /** Start of the newest turn before the window (null when there is none). */
+  olderNewestStartedAt: number | null;
+  /** How many turns before the window have an L1 summary. */
+  olderSummarized: number;
+  /** Start of the chain's oldest turn, for the header. */
+  firstStartedAt: number | null;
+  /** Newest assistant text of the chain when no window turn has one. */
+  fallbackReply: { text: string; at: number } | null;
+}
+
+/** SPEC §4.4: recorded per push; also printed by `context --json`. */
+export interface ContextStats {
+  total_chars: number;
+  budget: number;
+  injected_turns: number;
+  remaining_turns: number;
+  older_turns: number;
+  older_summarized: number;
+  truncated_newest: boolean;
+  boundary: string | null;
+}
+
+export interface ContextResult {
+  text: string;
+  stats: ContextStats;
+  /** The pushed turns, oldest first. */
+  turns: { turnKey: string; startedAt: number }[];
+  pull: { l2: string | null; l1: string | null };
+}
+
+export function turnKey(t: { originSessionId: string; turnNumber: number }): string {
+  return `${t.originSessionId}:${t.turnNumber}`;
+}
+
+/** Cut without splitting a surrogate pair, so the text stays valid UTF-16. */
+export function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return "";
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/** Whitespace runs (newlines included) become one space; longer than `max` ends with ` …`. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${cutChars(flat, max - 2)} …`;
+}
+
+const SAFE_WORD = /^[A-Za-z0-9._:@%+=,/-]+$/;
+
+/** Quote a value for a POSIX shell only when it needs it. */
+export function shellQuote(value: string): string {
+  if (value !== "" && SAFE_WORD.test(value)) return value;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+const KIND_LABELS: Record<string, string> = {
+  thinking: "thinking",
+  image: "image",
+  subagent: "subagent",
+  compaction: "compaction",
+  command_output: "command output",
+  notification: "notification",
+  ide_context: "IDE context",
+  attachment: "attachment",
+  hook: "hook",
+  system: "system",
+  meta: "meta",
+};
+
+/** Intermediate narration kept in L2 but not pushed: the text before the final response. */
+export function earlierNotes(assistant: string, finalText: string | null): number {
+  if (finalText === null || assistant === finalText || !assistant.endsWith(finalText)) return 0;
+  const earlier = assistant.slice(0, assistant.length - finalText.length);
+  return earlier.split(/\n\s*\n/).filter((p) => p.trim().length > 0).length;
+}
+
+/** `4 earlier notes, Bash ×3, Edit, thinking`: what `detail` holds beyond the pushed lines. */
+export function detailLabels(details: readonly DetailCount[], notes: number): string[] {
+  const labels: string[] = [];
+  if (notes > 0) labels.push(notes === 1 ? "1 earlier note" : `${notes} earlier notes`);
+  const counts = new Map<string, number>();
+  for (const d of details) {
+    if (d.kind === "tool_output") continue; // paired with its tool_input
+    const label = d.kind === "tool_input" ? (d.toolName ?? "tool") : (KIND_LABELS[d.kind] ?? d.kind);
+    counts.set(label, (counts.get(label) ?? 0) + d.count);
+  }
+  for (const [label, n] of counts) labels.push(n > 1 ? `${label} ×${n}` : label);
+  if (labels.length <= DETAIL_LABELS_MAX) return labels;
+  return [...labels.slice(0, DETAIL_LABELS_MAX), `${labels.length - DETAIL_LABELS_MAX} more`];
+}
+
+/**
+ * One turn in the push's line grammar: `[HH:MM:SS] [user]: …` then `[HH:MM:SS] [assistant]: …`
+ * with the `(details: …)` suffix on the last line. `assistantText` is the final text in the
+ * push and all the text in `recall --l2`.
+ */
+export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string {
+  const text = mode === "push" ? turn.finalText : turn.assistant || null;
+  const reply = text !== null && text.trim() !== "" ? text : "(no reply)";
+  const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
+  const labels = detailLabels(turn.details, notes);
+  const suffix = labels.length > 0 ? ` (details: ${labels.join(", ")})` : "";
+  return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function renderHeader(input: ContextInput, newestAt: number | null): string {
+  const span =
+    input.firstStartedAt !== null && newestAt !== null
+      ? `, from ${formatDate(input.firstStartedAt)} ${formatClock(input.firstStartedAt)} to ${formatDate(newestAt)} ${formatClock(newestAt)} UTC`
+      : "";
+  return [
+    "# Resume context (throughline)",
+    `This is the continuation of your own conversation with the user. The screen was cleared, but the work goes on: this conversation's memory holds ${plural(input.totalTurns, "turn")}${span}. The newest turns are below; the commands under "How to pull the rest" fetch every other turn.`,
+    "Reading rules:",
+    "- The user's next message continues this thread.",
+    '- A short go-ahead ("ok", "yes", "continue", "do it", or any message of 50 characters or fewer) means: do the next step you proposed.',
+    "- Do not greet, do not ask what the user means, do not re-offer options already decided, do not re-run steps already done.",
+  ].join("\n");
+}
+
+function renderPosition(input: ContextInput): string {
+  const newest = input.window[input.window.length - 1];
+  if (!newest) return "## Current position\n(no turns yet)";
+  const withReply = input.window.findLast((t) => t.finalText !== null && t.finalText.trim() !== "");
+  const reply = withReply ? { text: withReply.finalText!, at: withReply.endedAt } : input.fallbackReply;
+  return [
+    "## Current position",
+    `Latest prompt [${formatClock(newest.startedAt)}]: ${oneLine(newest.user, POSITION_CUT)}`,
+    reply
+      ? `Latest reply [${formatClock(reply.at)}]: ${oneLine(reply.text, POSITION_CUT)}`
+      : "Latest reply: (no reply yet)",
+  ].join("\n");
+}
+
+interface Plan {
+  pushed: number;
+  /** Replaces the newest turn's block when it alone does not fit. */
+  truncatedBlock: string | null;
+}
+
+interface Composed {
+  text: string;
+  boundary: number | null;
+  l2: string | null;
+  l1: string | null;
+}
+
+/** What does not depend on how many turns are pushed: rendered once per push. */
+interface Fixed {
+  blocks: readonly string[];
+  head: string;
+}
+
+function fixedParts(input: ContextInput): Fixed {
+  const newest = input.window[input.window.length - 1];
+  return {
+    blocks: input.window.map((t) => renderTurnBlock(t, "push")),
+    head: `${renderHeader(input, newest?.startedAt ?? null)}\n\n${renderPosition(input)}`,
+  };
+}
+
+function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
+  const blocks = fixed.blocks;
+  const w = input.window;
+  const p = plan.pushed;
+  const remaining = w.length - p;
+  const older = input.totalTurns - w.length;
+  const newest = w[w.length - 1];
+  const boundary = p > 0 ? w[w.length - p]!.startedAt : newest ? newest.startedAt + 1 : null;
+  const before = boundary === null ? "" : formatIso(boundary);
+  const id = shellQuote(input.sessionId);
+  const l2 =
+    remaining > 0 ? `throughline recall --l2 --session ${id} --before ${before} --last ${remaining}` : null;
+  const l1 =
+    older > 0 ? `throughline recall --l1 --session ${id} --before ${before} --skip ${remaining}` : null;
+  const guide = [
+    "## How to pull the rest (read-only; run with Bash)",
+    l2
+      ? `- Window turns not shown below (${plural(remaining, "turn")}, ${formatRange(w[0]!.startedAt, w[remaining - 1]!.startedAt)}): \`${l2}\``
+      : "- Window turns not shown below: none",
+    l1
+      ? `- Older turns (${plural(older, "turn")}, ${input.olderSummarized} summarized): \`${l1}\``
+      : "- Older turns: none",
+    "- One turn in full (all its text, tool calls and outputs, thinking): `throughline detail <HH:MM:SS | HH:MM | A-B | ISO>` (times are UTC); by words: `throughline search <words>`",
+  ].join("\n");
+  const parts = [fixed.head, guide];
+  if (p > 0) {
+    const shown = plan.truncatedBlock !== null ? [plan.truncatedBlock] : blocks.slice(blocks.length - p);
+    parts.push(`## Recent turns (${p} of ${input.totalTurns}, oldest first)\n${shown.join("\n\n")}`);
+  } else if (w.length > 0) parts.push("## Recent turns\n(none fit here: use the commands above)");
+  return { text: parts.join("\n\n"), boundary, l2, l1 };
+}
+
+/** Whole text never over the cap, even with absurd ids: the last resort cuts the tail. */
+function clamp(text: string): string {
+  return text.length <= CONTEXT_BUDGET ? text : `${cutChars(text, CONTEXT_BUDGET - 2)} …`;
+}
+
+/**
+ * A pushed turn that starts in the same millisecond as the turn before it would be lost:
+ * pulls take turns strictly before the boundary, so the earlier turn could be neither pulled
+ * nor pushed. Drop such turns from the push until the boundary is strictly after every
+ * unpushed turn.
+ */
+function settleTies(input: ContextInput, pushed: number): number {
+  const w = input.window;
+  let p = pushed;
+  while (p > 0) {
+    const oldest = w[w.length - p]!;
+    const prev = w.length - p - 1 >= 0 ? w[w.length - p - 1]!.startedAt : input.olderNewestStartedAt;
+    if (prev === null || prev < oldest.startedAt) break;
+    p--;
+  }
+  return p;
+}
+
+/**
+ * The text with the newest `pushed` window turns whole, whatever its length: what the budget
+ * loop measures. Exported so tests can check that the fill is maximal.
+ */
+export function composeContext(input: ContextInput, pushed: number): string {
+  return compose(input, fixedParts(input), { pushed, truncatedBlock: null }).text;
+}
+
+export function truncationSuffix(turn: ChainTurn): string {
+  return ` …(truncated; full text: throughline detail ${formatClock(turn.startedAt)})`;
+}
+
+export function renderContext(input: ContextInput): ContextResult {
+  const w = input.window;
+  const fixed = fixedParts(input);
+  const blocks = fixed.blocks;
+  let plan: Plan = { pushed: 0, truncatedBlock: null };
+  for (let k = 1; k <= w.length; k++) {
+    if (compose(input, fixed, { pushed: k, truncatedBlock: null }).text.length > CONTEXT_BUDGET) break;
+    plan = { pushed: k, truncatedBlock: null };
+  }
+  const newest = w[w.length - 1];
+  if (plan.pushed === 0 && newest) {
+    const room = CONTEXT_BUDGET - compose(input, fixed, { pushed: 1, truncatedBlock: "" }).text.length;
+    if (room >= MIN_TRUNCATED_ROOM) {
+      const suffix = truncationSuffix(newest);
+      plan = {
+        pushed: 1,
+        truncatedBlock: `${cutChars(blocks[blocks.length - 1]!, room - suffix.length)}${suffix}`,
+      };
+    }
+  }
+  const settled = settleTies(input, plan.pushed);
+  if (settled !== plan.pushed) plan = { pushed: settled, truncatedBlock: null };
+  const out = compose(input, fixed, plan);
+  const text = clamp(out.text);
+  return {
+    text,
+    stats: {
+      total_chars: text.length,
+      budget: CONTEXT_BUDGET,
+      injected_turns: plan.pushed,
+      remaining_turns: w.length - plan.pushed,
+      older_turns: input.totalTurns - w.length,
+      older_summarized: input.olderSummarized,
+      truncated_newest: plan.truncatedBlock !== null,
+      boundary: out.boundary === null ? null : formatIso(out.boundary),
+    },
+    turns: w.slice(w.length - plan.pushed).map((t) => ({ turnKey: turnKey(t), startedAt: t.startedAt })),
+    pull: { l2: out.l2, l1: out.l1 },
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * Reads of a session chain for the push and the pull commands (SPEC §4, §8). `turns.session_id`
+ * is the live end of the chain each turn belongs to. Every query orders turns the same way,
+ * `started_at, origin_session_id, turn_number` (the `turns_session_started` index), so the
+ * push, `recall --l2` and `recall --l1` agree on what "before the boundary" and "newest" mean.
+ */
+import type { Database } from "bun:sqlite";
+import type { TimeWindow } from "../../core/clock.ts";
+import { type ChainTurn, type ContextInput, type DetailCount, WINDOW_TURNS } from "../../core/context.ts";
+import { ThroughlineError } from "../../errors.ts";
+import { resolveLive } from "./sessions.ts";
+
+export interface TurnRow {
+  id: number;
+  origin_session_id: string;
+  turn_number: number;
+  started_at: number;
+  ended_at: number;
+  user_text: string | null;
+  assistant_text: string | null;
+  final_text: string | null;
+}
+
+export interface SummaryRow {
+  id: number;
+  origin_session_id: string;
+  turn_number: number;
+  started_at: number;
+  ended_at: number;
+  summary: string | null;
+}
+
+export interface DetailCountRow {
+  turn_id: number;
+  kind: string;
+  tool_name: string | null;
+  n: number;
+}
+
+export interface DetailRow {
+  id: number;
+  turn_id: number;
+  source: string;
+  ord: number;
+  kind: string;
+  tool_name: string | null;
+  tool_use_id: string | null;
+  input: string | null;
+  output: string | null;
+  is_error: number;
+  created_at: number;
+}
+
+/** A turn with its L2 rows; `id` is the row id used to fetch its L3. */
+export interface LoadedTurn extends ChainTurn {
+  id: number;
+}
+
+/** Which turns a read looks at: one chain, or every session recorded for a project. */
+export type Scope = { kind: "chain"; live: string } | { kind: "project"; project: string };
+
+const ORDER_NEWEST_FIRST = "ORDER BY t.started_at DESC, t.origin_session_id DESC, t.turn_number DESC";
+
+const TURN_COLUMNS = `t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
+  u.text AS user_text, a.text AS assistant_text, a.final_text`;
+const TURN_JOINS = `LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
+  LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'`;
+
+export function toChainTurn(row: TurnRow, details: DetailCount[] = []): LoadedTurn {
+  return {
+    id: row.id,
+    originSessionId: row.origin_session_id,
+    turnNumber: row.turn_number,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    user: row.user_text ?? "",
+    assistant: row.assistant_text ?? "",
+    finalText: row.final_text,
+    details,
+  };
+}
+
+/**
+ * The live end of the chain that holds session `id` (following `merged_into`). No default:
+ * an id that the database has never seen is an error.
+ */
+export function resolveChain(db: Database, id: string): string {
+  const known = db
+    .query<{ n: number }, { id: string }>(
+      `SELECT (SELECT count(*) FROM sessions WHERE id = $id)
+            + (SELECT count(*) FROM (SELECT 1 FROM turns WHERE session_id = $id LIMIT 1)) AS n`,
+    )
+    .get({ id });
+  if (!known || known.n === 0)
+    throw new ThroughlineError("E_NO_SESSION", `no session ${id} in this database`, {
+      hint: "`throughline status` lists the sessions it holds",
+    });
+  return resolveLive(db, id).id;
+}
+
+export function countChainTurns(db: Database, live: string): number {
+  return db
+    .query<{ n: number }, { s: string }>("SELECT count(*) AS n FROM turns WHERE session_id = $s")
+    .get({ s: live })!.n;
+}
+
+/** L3 counts per turn and kind, in order of first appearance within each turn. */
+export function detailCounts(db: Database, turnIds: readonly number[]): Map<number, DetailCount[]> {
+  const out = new Map<number, DetailCount[]>();
+  if (turnIds.length === 0) return out;
+  const rows = db
+    .query<DetailCountRow, { ids: string }>(
+      `SELECT turn_id, kind, tool_name, count(*) AS n, min(ord) AS first_ord
+       FROM details WHERE turn_id IN (SELECT value FROM json_each($ids))
+       GROUP BY turn_id, kind, tool_name ORDER BY turn_id, first_ord, kind`,
+    )
+    .all({ ids: JSON.stringify(turnIds) });
+  for (const r of rows) {
+    const list = out.get(r.turn_id) ?? [];
+    list.push({ kind: r.kind, toolName: r.tool_name, count: r.n });
+    out.set(r.turn_id, list);
+  }
+  return out;
+}
+
+function withDetails(db: Database, rows: TurnRow[]): LoadedTurn[] {
+  const counts = detailCounts(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toChainTurn(r, counts.get(r.id) ?? []));
+}
+
+/** The newest `limit` turns of the chain, oldest first, with L2 and L3 counts. */
+export function newestTurns(db: Database, live: string, limit: number): LoadedTurn[] {
+  const rows = db
+    .query<TurnRow, { s: string; limit: number }>(
+      `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
+       WHERE t.session_id = $s ${ORDER_NEWEST_FIRST} LIMIT $limit`,
+    )
+    .all({ s: live, limit });
+  return withDetails(db, rows.reverse());
+}
+
+/**
+ * Turns of the chain that start strictly before `before`: skip the newest `skip`, then take
+ * the newest `limit` (all when null). Returned oldest first, with L2 and L3 counts.
+ */
+export function turnsBefore(
+  db: Database,
+  live: string,
+  before: number,
+  opts: { skip: number; limit: number | null },
+): LoadedTurn[] {
+  const rows = db
+    .query<TurnRow, { s: string; before: number; limit: number; skip: number }>(
+      `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
+       WHERE t.session_id = $s AND t.started_at < $before ${ORDER_NEWEST_FIRST}
+       LIMIT $limit OFFSET $skip`,
+    )
+    .all({ s: live, before, limit: opts.limit ?? -1, skip: opts.skip });
+  return withDetails(db, rows.reverse());
+}
+
+/** Same selection as `turnsBefore`, with the L1 summary instead of the bodies. */
+export function summariesBefore(
+  db: Database,
+  live: string,
+  before: number,
+  opts: { skip: number; limit: number | null },
+): SummaryRow[] {
+  return db
+    .query<SummaryRow, { s: string; before: number; limit: number; skip: number }>(
+      `SELECT t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
+              CASE WHEN k.error IS NULL THEN k.summary END AS summary
+       FROM turns t LEFT JOIN skeletons k ON k.turn_id = t.id
+       WHERE t.session_id = $s AND t.started_at < $before ${ORDER_NEWEST_FIRST}
+       LIMIT $limit OFFSET $skip`,
+    )
+    .all({ s: live, before, limit: opts.limit ?? -1, skip: opts.skip })
+    .reverse();
+}
+
+/** Everything the push renderer needs for one chain. */
+export function loadContextInput(db: Database, live: string): ContextInput {
+  const total = countChainTurns(db, live);
+  const window = newestTurns(db, live, WINDOW_TURNS);
+  const olderNewest = db
+    .query<{ started_at: number }, { s: string; skip: number }>(
+      `SELECT t.started_at FROM turns t WHERE t.session_id = $s ${ORDER_NEWEST_FIRST} LIMIT 1 OFFSET $skip`,
+    )
+    .get({ s: live, skip: window.length });
+  const olderSummarized =
+    total > window.length
+      ? db
+          .query<{ n: number }, { s: string; ids: string }>(
+            `SELECT count(*) AS n FROM turns t JOIN skeletons k ON k.turn_id = t.id
+             WHERE t.session_id = $s AND k.summary IS NOT NULL AND k.error IS NULL
+               AND t.id NOT IN (SELECT value FROM json_each($ids))`,
+          )
+          .get({ s: live, ids: JSON.stringify(window.map((t) => t.id)) })!.n
+      : 0;
+  const first = db
+    .query<{ started_at: number | null }, { s: string }>(
+      "SELECT min(started_at) AS started_at FROM turns WHERE session_id = $s",
+    )
+    .get({ s: live });
+  const hasReply = window.some((t) => t.finalText !== null && t.finalText.trim() !== "");
+  const fallback =
+    !hasReply && total > window.length
+      ? db
+          .query<{ final_text: string; ended_at: number }, { s: string }>(
+            `SELECT a.final_text, t.ended_at FROM turns t
+             JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
+             WHERE t.session_id = $s AND a.final_text IS NOT NULL AND trim(a.final_text) <> ''
+             ${ORDER_NEWEST_FIRST} LIMIT 1`,
+          )
+          .get({ s: live })
+      : null;
+  return {
+    sessionId: live,
+    totalTurns: total,
+    window,
+    olderNewestStartedAt: olderNewest?.started_at ?? null,
+    olderSummarized,
+    firstStartedAt: first?.started_at ?? null,
+    fallbackReply: fallback ? { text: fallback.final_text, at: fallback.ended_at } : null,
+  };
+}
+
+/**
+ * The project whose directory is `cwd` or holds it; the deepest one when several do (a
+ * session started in a subdirectory of another project is its own project).
+ */
+export function projectFor(db: Database, cwd: string): string | null {
+  return (
+    db
+      .query<{ project: string }, { cwd: string }>(
+        `SELECT project FROM sessions
+         WHERE project IS NOT NULL
+           AND (project = $cwd OR project = '/' OR substr($cwd, 1, length(project) + 1) = project || '/')
+         GROUP BY project ORDER BY length(project) DESC LIMIT 1`,
+      )
+      .get({ cwd })?.project ?? null
+  );
+}
+
+const SCOPE_WHERE = {
+  chain: "t.session_id = $key",
+  project: "t.origin_session_id IN (SELECT id FROM sessions WHERE project = $key)",
+} as const satisfies Record<Scope["kind"], string>;
+
+function scopeKey(scope: Scope): string {
+  return scope.kind === "chain" ? scope.live : scope.project;
+}
+
+/** First start and last end of the scope's turns; null when it has none. */
+export function scopeSpan(db: Database, scope: Scope): TimeWindow | null {
+  const where = SCOPE_WHERE[scope.kind];
+  const row = db
+    .query<{ first: number | null; last: number | null }, { key: string }>(
+      `SELECT (SELECT min(t.started_at) FROM turns t WHERE ${where}) AS first,
+              (SELECT t.ended_at FROM turns t WHERE ${where} ${ORDER_NEWEST_FIRST} LIMIT 1) AS last`,
+    )
+    .get({ key: scopeKey(scope) });
+  if (!row || row.first === null || row.last === null) return null;
+  return { from: row.first, to: Math.max(row.first, row.last) };
+}
+
+/**
+ * Turns of the scope that were under way during the window: those that started inside it,
+ * plus the one that started before it and was still running when it opened. Oldest first.
+ */
+export function turnsDuring(db: Database, scope: Scope, window: TimeWindow): LoadedTurn[] {
+  const where = SCOPE_WHERE[scope.kind];
+  const params = { key: scopeKey(scope), from: window.from, to: window.to };
+  const inside = db
+    .query<TurnRow, typeof params>(
+      `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
+       WHERE ${where} AND t.started_at >= $from AND t.started_at <= $to ${ORDER_NEWEST_FIRST}`,
+    )
+    .all(params)
+    .reverse();
+  const running = db
+    .query<TurnRow, typeof params>(
+      `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
+       WHERE ${where} AND t.started_at < $from ${ORDER_NEWEST_FIRST} LIMIT 1`,
+    )
+    .get(params);
+  const rows = running && running.ended_at >= window.from ? [running, ...inside] : inside;
+  return withDetails(db, rows);
+}
+
+/** Every L3 row of the given turns, in turn order then capture order. */
+export function detailsOf(db: Database, turnIds: readonly number[]): DetailRow[] {
+  if (turnIds.length === 0) return [];
+  return db
+    .query<DetailRow, { ids: string }>(
+      `SELECT id, turn_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at
+       FROM details WHERE turn_id IN (SELECT value FROM json_each($ids)) ORDER BY turn_id, ord, id`,
+    )
+    .all({ ids: JSON.stringify(turnIds) });
+}

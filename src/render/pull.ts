@@ -1,0 +1,297 @@
+/**
+ * Text and JSON of the pull commands (SPEC §8): `recall --l2`, `recall --l1` and `detail`.
+ * Plain text a model can read; style only decorates headings when stdout is a terminal.
+ */
+import { formatClock, formatDate, formatIso } from "../core/clock.ts";
+import { type DetailCount, oneLine, renderTurnBlock, turnKey } from "../core/context.ts";
+import type { DetailRow, LoadedTurn, SummaryRow } from "../db/queries/chain.ts";
+
+/**
+ * The two decorations pull output uses. Not picocolors: importing it on a terminal reads
+ * `process.stdout`, about 20 ms of a cold start (STYLE.md), for two escape codes.
+ */
+export interface Style {
+  bold(text: string): string;
+  dim(text: string): string;
+}
+
+export const PLAIN: Style = { bold: (t) => t, dim: (t) => t };
+export const ANSI: Style = { bold: (t) => `\x1b[1m${t}\x1b[22m`, dim: (t) => `\x1b[2m${t}\x1b[22m` };
+
+/** SPEC §8: colour only on a terminal, never with NO_COLOR; FORCE_COLOR forces it. */
+export function styleFor(env: Record<string, string | undefined>, isTty: boolean): Style {
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return ANSI;
+  return isTty && !env.NO_COLOR ? ANSI : PLAIN;
+}
+
+/** A `--- YYYY-MM-DD ---` line whenever the local date changes, so `HH:MM:SS` stays unambiguous. */
+function dated<T>(items: readonly T[], at: (t: T) => number, render: (t: T) => string, c: Style): string[] {
+  const out: string[] = [];
+  let day = "";
+  for (const item of items) {
+    const d = formatDate(at(item));
+    if (d !== day) {
+      out.push(c.dim(`--- ${d} (UTC) ---`));
+      day = d;
+    }
+    out.push(render(item));
+  }
+  return out;
+}
+
+export interface RecallRequest {
+  sessionId: string;
+  before: number;
+  skip: number;
+  last: number | null;
+}
+
+export function renderRecallL2(req: RecallRequest, turns: readonly LoadedTurn[], c: Style = PLAIN): string {
+  const asked = req.last ?? turns.length;
+  const head = c.bold(
+    turns.length === 0
+      ? `## recall --l2: no turns start before ${formatIso(req.before)} (session ${req.sessionId})`
+      : `## recall --l2: ${turns.length === 1 ? "1 turn" : `${turns.length} turns`} before ${formatIso(req.before)}, oldest first (session ${req.sessionId})`,
+  );
+  const lines = [head];
+  if (turns.length < asked)
+    lines.push(`(asked for ${asked}; only ${turns.length} start before this boundary)`);
+  const blocks = dated(
+    turns,
+    (t) => t.startedAt,
+    (t) => `${renderTurnBlock(t, "full")}\n`,
+    c,
+  );
+  return [...lines, ...blocks].join("\n").trimEnd();
+}
+
+export function renderRecallL1(req: RecallRequest, rows: readonly SummaryRow[], c: Style = PLAIN): string {
+  const summarized = rows.filter((r) => r.summary !== null).length;
+  const scope =
+    req.skip > 0
+      ? `before ${formatIso(req.before)}, skipping the newest ${req.skip}`
+      : `before ${formatIso(req.before)}`;
+  const lines = [
+    c.bold(
+      `## recall --l1: ${rows.length} turns, ${summarized} summarized (${scope}; session ${req.sessionId})`,
+    ),
+  ];
+  if (req.last !== null && rows.length < req.last)
+    lines.push(`(asked for ${req.last}; only ${rows.length} exist in this range)`);
+  // A loop, not map/spread: a baked --l1 may name every turn of a 100,000-turn chain.
+  let day = "";
+  for (const r of rows) {
+    const iso = formatIso(r.started_at);
+    if (iso.slice(0, 10) !== day) {
+      day = iso.slice(0, 10);
+      lines.push(c.dim(`--- ${day} (UTC) ---`));
+    }
+    const summary =
+      r.summary === null
+        ? `(not summarized) full text: throughline detail ${iso}`
+        : MULTI_SPACE.test(r.summary)
+          ? oneLine(r.summary, Number.MAX_SAFE_INTEGER) // one line each, whatever the backend wrote
+          : r.summary;
+    lines.push(`[${iso.slice(11, 19)}] ${summary}`);
+  }
+  return lines.join("\n");
+}
+
+const MULTI_SPACE = /\s\s|[^\S ]|^\s|\s$/;
+
+function countsJson(d: readonly DetailCount[]) {
+  return d.map((x) => ({ kind: x.kind, tool_name: x.toolName, count: x.count }));
+}
+
+/** SPEC §8 `throughline.recall.v1`. */
+export function recallJson(
+  mode: "l2" | "l1",
+  req: RecallRequest,
+  turns: readonly LoadedTurn[] | readonly SummaryRow[],
+) {
+  const items =
+    mode === "l2"
+      ? (turns as readonly LoadedTurn[]).map((t) => ({
+          turn_key: turnKey(t),
+          started_at: formatIso(t.startedAt),
+          ended_at: formatIso(t.endedAt),
+          user: t.user,
+          assistant: t.assistant,
+          summary: null,
+          details: countsJson(t.details),
+        }))
+      : (turns as readonly SummaryRow[]).map((r) => ({
+          turn_key: `${r.origin_session_id}:${r.turn_number}`,
+          started_at: formatIso(r.started_at),
+          ended_at: formatIso(r.ended_at),
+          user: null,
+          assistant: null,
+          summary: r.summary,
+          details: [],
+        }));
+  return {
+    schema: "throughline.recall.v1",
+    mode,
+    session_id: req.sessionId,
+    before: formatIso(req.before),
+    skip: req.skip,
+    last: req.last,
+    turns: items,
+  };
+}
+
+export interface DetailView {
+  query: string;
+  scope: string;
+  window: { from: number; to: number } | null;
+  total: number;
+  limit: number;
+  maxChars: number;
+  turns: readonly LoadedTurn[];
+  details: readonly DetailRow[];
+}
+
+/** `12,345`, without Intl (its first use loads ICU data: milliseconds on a cold start). */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+function capped(text: string, max: number): string {
+  if (max <= 0 || text.length <= max) return text;
+  return `${text.slice(0, max)} … [+${thousands(text.length - max)} chars; --max-chars 0 shows all]`;
+}
+
+const KIND_TITLES: Record<string, string> = {
+  tool_input: "tools",
+  tool_output: "tools",
+  thinking: "thinking",
+  subagent: "subagents",
+  image: "images",
+  compaction: "compaction",
+  command_output: "command output",
+  notification: "notifications",
+  ide_context: "IDE context",
+  attachment: "attachments",
+  hook: "hooks",
+  system: "system",
+  meta: "meta",
+};
+
+function renderTools(rows: readonly DetailRow[], max: number): string[] {
+  const outputs = new Map<string, DetailRow[]>();
+  for (const r of rows)
+    if (r.kind === "tool_output" && r.tool_use_id) {
+      const list = outputs.get(r.tool_use_id) ?? [];
+      list.push(r);
+      outputs.set(r.tool_use_id, list);
+    }
+  const used = new Set<number>();
+  const out: string[] = [];
+  const result = (r: DetailRow) => {
+    used.add(r.id);
+    return `  → ${r.is_error ? "(error) " : ""}${capped(r.output ?? "", max)}`;
+  };
+  for (const r of rows) {
+    if (r.kind === "tool_input") {
+      out.push(`[${formatClock(r.created_at)}] ${r.tool_name ?? "tool"} ${capped(r.input ?? "", max)}`);
+      for (const o of r.tool_use_id ? (outputs.get(r.tool_use_id) ?? []) : []) out.push(result(o));
+    } else if (!used.has(r.id))
+      out.push(`[${formatClock(r.created_at)}] ${r.tool_name ?? "tool"} (result)`, result(r));
+  }
+  return out;
+}
+
+function renderOther(r: DetailRow, max: number): string {
+  const label = r.tool_name ? ` ${r.tool_name}` : "";
+  const body = [r.input, r.output].filter((x): x is string => x !== null && x !== "");
+  const flag = r.is_error ? " (error)" : "";
+  return `[${formatClock(r.created_at)}]${label}${flag}\n${body.map((b) => capped(b, max)).join("\n→ ")}`;
+}
+
+function renderTurnDetails(rows: readonly DetailRow[], max: number, c: Style): string[] {
+  const groups = new Map<string, DetailRow[]>();
+  for (const r of rows) {
+    const title = KIND_TITLES[r.kind] ?? r.kind;
+    const list = groups.get(title) ?? [];
+    list.push(r);
+    groups.set(title, list);
+  }
+  const out: string[] = [];
+  for (const [title, list] of groups) {
+    const n =
+      title === "tools" ? list.filter((r) => r.kind === "tool_input").length || list.length : list.length;
+    out.push(c.bold(`-- ${title} (${n}) --`));
+    if (title === "tools") out.push(...renderTools(list, max));
+    else out.push(...list.map((r) => renderOther(r, max)));
+  }
+  return out;
+}
+
+export function renderDetail(view: DetailView, c: Style = PLAIN): string {
+  const stamp = (ms: number) => `${formatDate(ms)} ${formatClock(ms)}`;
+  const when = view.window
+    ? stamp(view.window.from) === stamp(view.window.to)
+      ? `${stamp(view.window.from)} UTC`
+      : `${stamp(view.window.from)} – ${stamp(view.window.to)} UTC`
+    : "";
+  if (view.turns.length === 0)
+    return `## detail ${view.query}: no turn at that time in ${view.scope}${when ? ` (looked at ${when})` : ""}`;
+  const lines = [
+    c.bold(
+      `## detail ${view.query} → ${when} in ${view.scope}: ${view.total === 1 ? "1 turn" : `${view.total} turns`}`,
+    ),
+  ];
+  const byTurn = new Map<number, DetailRow[]>();
+  for (const d of view.details) {
+    const list = byTurn.get(d.turn_id) ?? [];
+    list.push(d);
+    byTurn.set(d.turn_id, list);
+  }
+  for (const t of view.turns) {
+    lines.push(
+      "",
+      c.bold(`=== ${formatDate(t.startedAt)} ${formatClock(t.startedAt)} · turn ${turnKey(t)} ===`),
+      `[${formatClock(t.startedAt)}] [user]: ${t.user}`,
+      `[${formatClock(t.endedAt)}] [assistant]: ${t.assistant.trim() === "" ? "(no reply)" : t.assistant}`,
+    );
+    const rows = byTurn.get(t.id) ?? [];
+    if (rows.length > 0) lines.push("", ...renderTurnDetails(rows, view.maxChars, c));
+  }
+  if (view.total > view.turns.length)
+    lines.push(
+      "",
+      `(showing ${view.turns.length} of ${view.total} turns; narrow the time or pass --limit ${view.total} for all)`,
+    );
+  return lines.join("\n");
+}
+
+/** `throughline.detail.v1`: the shown turns with every L3 row, uncut. */
+export function detailJson(view: DetailView) {
+  return {
+    schema: "throughline.detail.v1",
+    query: view.query,
+    scope: view.scope,
+    from: view.window ? formatIso(view.window.from) : null,
+    to: view.window ? formatIso(view.window.to) : null,
+    total: view.total,
+    shown: view.turns.length,
+    turns: view.turns.map((t) => ({
+      turn_key: turnKey(t),
+      started_at: formatIso(t.startedAt),
+      ended_at: formatIso(t.endedAt),
+      user: t.user,
+      assistant: t.assistant,
+      details: view.details
+        .filter((d) => d.turn_id === t.id)
+        .map((d) => ({
+          kind: d.kind,
+          tool_name: d.tool_name,
+          tool_use_id: d.tool_use_id,
+          input: d.input,
+          output: d.output,
+          is_error: d.is_error === 1,
+          created_at: formatIso(d.created_at),
+        })),
+    })),
+  };
+}

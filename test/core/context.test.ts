@@ -1,0 +1,351 @@
+import { describe, expect, test } from "bun:test";
+import {
+  type ChainTurn,
+  CONTEXT_BUDGET,
+  type ContextInput,
+  composeContext,
+  cutChars,
+  detailLabels,
+  earlierNotes,
+  MIN_TRUNCATED_ROOM,
+  oneLine,
+  POSITION_CUT,
+  renderContext,
+  renderTurnBlock,
+  shellQuote,
+  truncationSuffix,
+  WINDOW_TURNS,
+} from "../../src/core/context.ts";
+import { prng } from "../helpers/pull.ts";
+
+const ASCII = "the quick brown fox jumps over a lazy dog; fixed src/core/context.ts line 42 ";
+const JAPANESE = "日本語のテキストです。境界を越えても壊れないこと。ひらがなカタカナ漢字";
+const EMOJI = ["🎉", "✅", "🚀", "👩‍💻", "🇯🇵", "🧪"];
+
+function randomText(rnd: () => number, length: number): string {
+  let s = "";
+  while (s.length < length) {
+    const r = rnd();
+    if (r < 0.5) s += ASCII.slice(0, 1 + Math.floor(rnd() * ASCII.length));
+    else if (r < 0.75) s += JAPANESE.slice(0, 1 + Math.floor(rnd() * JAPANESE.length));
+    else if (r < 0.9) s += EMOJI[Math.floor(rnd() * EMOJI.length)]!;
+    else s += rnd() < 0.5 ? "\n" : "\n\n";
+  }
+  return cutChars(s, length);
+}
+
+/** The second half of a text, never starting inside a surrogate pair. */
+function tailOf(text: string): string {
+  return text.slice(cutChars(text, Math.floor(text.length / 2)).length);
+}
+
+/** Log-uniform between 10 and 50,000 characters: mostly short turns, some huge ones. */
+const turnSize = (rnd: () => number) => Math.floor(10 * 5000 ** rnd());
+
+function randomId(rnd: () => number): string {
+  const len = rnd() < 0.1 ? 1 + Math.floor(rnd() * 3000) : 1 + Math.floor(rnd() * 80);
+  const chars = [...(rnd() < 0.2 ? "abc def'\"$日本🎉-" : "abcdef0123456789-")];
+  let id = "";
+  while (id.length < len) id += chars[Math.floor(rnd() * chars.length)];
+  return id;
+}
+
+function randomInput(rnd: () => number): ContextInput {
+  const total = rnd() < 0.1 ? Math.floor(rnd() * 3) : Math.floor(rnd() * 60);
+  const id = randomId(rnd);
+  const origins = [id, randomId(rnd), randomId(rnd)];
+  let t = Date.UTC(2026, 2, 1, 23, 0, 0) + Math.floor(rnd() * 1e9);
+  const chain: ChainTurn[] = [];
+  for (let i = 0; i < total; i++) {
+    // Same-millisecond and same-second starts happen: merged chains, fast resumes.
+    const r = rnd();
+    t += r < 0.1 ? 0 : r < 0.2 ? Math.floor(rnd() * 1000) : Math.floor(rnd() * 3_600_000);
+    const assistant = rnd() < 0.1 ? "" : randomText(rnd, turnSize(rnd));
+    const final = assistant === "" ? null : rnd() < 0.5 ? assistant : tailOf(assistant) || null;
+    chain.push({
+      originSessionId: origins[Math.floor(rnd() * origins.length)]!,
+      turnNumber: i + 1,
+      startedAt: t,
+      endedAt: t + Math.floor(rnd() * 600_000),
+      user: randomText(rnd, turnSize(rnd)),
+      assistant,
+      finalText: final,
+      details:
+        rnd() < 0.5
+          ? []
+          : [
+              { kind: "tool_input", toolName: "Bash", count: 1 + Math.floor(rnd() * 5) },
+              { kind: "tool_output", toolName: "Bash", count: 2 },
+              { kind: "thinking", toolName: null, count: 1 },
+            ],
+    });
+  }
+  const w = Math.min(WINDOW_TURNS, total);
+  const window = chain.slice(total - w);
+  return {
+    sessionId: id,
+    totalTurns: total,
+    window,
+    olderNewestStartedAt: total > w ? chain[total - w - 1]!.startedAt : null,
+    olderSummarized: Math.floor(rnd() * (total - w + 1)),
+    firstStartedAt: chain[0]?.startedAt ?? null,
+    fallbackReply: null,
+  };
+}
+
+/** What the generated inputs exercised, so the property test cannot pass vacuously. */
+const seen = { empty: 0, all: 0, partial: 0, none: 0, truncated: 0, tie: 0, clamped: 0 };
+
+/** Every property of SPEC §4.3 on one input. */
+function checkProperties(input: ContextInput): void {
+  const out = renderContext(input);
+  const { text, stats } = out;
+  const w = input.window;
+  const p = stats.injected_turns;
+  expect(text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
+  expect(stats.total_chars).toBe(text.length);
+  expect(text.isWellFormed()).toBe(true);
+  expect(stats.remaining_turns).toBe(w.length - p);
+  expect(stats.older_turns).toBe(input.totalTurns - w.length);
+  expect(out.turns.map((t) => t.startedAt)).toEqual(w.slice(w.length - p).map((t) => t.startedAt));
+
+  // Boundary: start of the oldest pushed turn, strictly after every turn left out.
+  if (w.length === 0) expect(stats.boundary).toBeNull();
+  else {
+    const boundary = Date.parse(stats.boundary!);
+    if (p > 0) expect(boundary).toBe(w[w.length - p]!.startedAt);
+    else expect(boundary).toBe(w[w.length - 1]!.startedAt + 1);
+    for (const t of w.slice(0, w.length - p)) expect(t.startedAt).toBeLessThan(boundary);
+    if (input.olderNewestStartedAt !== null) expect(input.olderNewestStartedAt).toBeLessThan(boundary);
+  }
+
+  if (w.length === 0) seen.empty++;
+  else if (stats.truncated_newest) seen.truncated++;
+  else if (p === w.length) seen.all++;
+  else if (p === 0) seen.none++;
+  else seen.partial++;
+  if (text.length === CONTEXT_BUDGET && text.endsWith(" …") && !stats.truncated_newest) seen.clamped++;
+
+  if (stats.truncated_newest) {
+    // The one allowed split: the newest turn alone does not fit.
+    expect(p).toBe(1);
+    expect(composeContext(input, 1).length).toBeGreaterThan(CONTEXT_BUDGET);
+    const suffix = truncationSuffix(w[w.length - 1]!);
+    expect(text.endsWith(suffix)).toBe(true);
+  } else {
+    // Whole turns only.
+    for (const t of w.slice(w.length - p)) expect(text.includes(renderTurnBlock(t, "push"))).toBe(true);
+    // Maximal: the next-older window turn would not fit, unless it was dropped because it
+    // starts in the same millisecond as the turn before it (pulls are strictly-before).
+    if (p < w.length) {
+      const next = w[w.length - p - 1]!;
+      const prev = w.length - p - 2 >= 0 ? w[w.length - p - 2]!.startedAt : input.olderNewestStartedAt;
+      const tie = prev !== null && prev === next.startedAt;
+      if (tie) seen.tie++;
+      else expect(composeContext(input, p + 1).length).toBeGreaterThan(CONTEXT_BUDGET);
+    }
+  }
+  expect(out.pull.l2 === null).toBe(stats.remaining_turns === 0);
+  expect(out.pull.l1 === null).toBe(stats.older_turns === 0);
+}
+
+describe("renderContext budget (property test over generated chains)", () => {
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    test(`seed ${seed}: 120 chains`, () => {
+      const rnd = prng(seed);
+      for (let i = 0; i < 120; i++) checkProperties(randomInput(rnd));
+    });
+  }
+  test("the generated chains covered every case", () => {
+    for (const [k, n] of Object.entries(seen)) if (k !== "clamped") expect([k, n > 0]).toEqual([k, true]);
+  });
+});
+
+function turn(i: number, startedAt: number, size = 100, origin = "sess-a"): ChainTurn {
+  return {
+    originSessionId: origin,
+    turnNumber: i,
+    startedAt,
+    endedAt: startedAt + 5000,
+    user: `prompt ${i} ${"u".repeat(size)}`,
+    assistant: `reply ${i} ${"a".repeat(size)}`,
+    finalText: `reply ${i} ${"a".repeat(size)}`,
+    details: [],
+  };
+}
+
+function inputOf(window: ChainTurn[], extra: Partial<ContextInput> = {}): ContextInput {
+  return {
+    sessionId: "sess-a",
+    totalTurns: window.length,
+    window,
+    olderNewestStartedAt: null,
+    olderSummarized: 0,
+    firstStartedAt: window[0]?.startedAt ?? null,
+    fallbackReply: null,
+    ...extra,
+  };
+}
+
+const T0 = Date.UTC(2026, 2, 1, 9, 0, 0);
+
+describe("renderContext cases", () => {
+  test("zero turns: no commands, no boundary, still a header and a guide", () => {
+    const out = renderContext(inputOf([]));
+    expect(out.stats).toEqual({
+      total_chars: out.text.length,
+      budget: CONTEXT_BUDGET,
+      injected_turns: 0,
+      remaining_turns: 0,
+      older_turns: 0,
+      older_summarized: 0,
+      truncated_newest: false,
+      boundary: null,
+    });
+    expect(out.pull).toEqual({ l2: null, l1: null });
+    expect(out.text).toContain("holds 0 turns");
+    expect(out.text).toContain("- Window turns not shown below: none");
+    expect(out.text).toContain("- Older turns: none");
+  });
+
+  test("fewer than 20 small turns: all pushed, nothing to pull", () => {
+    const w = Array.from({ length: 7 }, (_, i) => turn(i + 1, T0 + i * 60_000));
+    const out = renderContext(inputOf(w));
+    expect(out.stats.injected_turns).toBe(7);
+    expect(out.pull).toEqual({ l2: null, l1: null });
+    expect(out.stats.boundary).toBe(new Date(T0).toISOString());
+  });
+
+  test("one giant turn: cut to the room left, with the detail pointer", () => {
+    const w = [turn(1, T0, 50_000)];
+    const out = renderContext(inputOf(w));
+    expect(out.stats.truncated_newest).toBe(true);
+    expect(out.stats.injected_turns).toBe(1);
+    expect(out.text.length).toBe(CONTEXT_BUDGET);
+    expect(out.text.endsWith(" …(truncated; full text: throughline detail 09:00:00)")).toBe(true);
+    expect(out.pull).toEqual({ l2: null, l1: null });
+  });
+
+  test("no room for even a truncated turn (< 400 chars left): no turn pushed", () => {
+    const w = [turn(1, T0 - 1000, 10), turn(2, T0, 50_000)];
+    const roomWith = (id: string) => {
+      const input = inputOf(w, { sessionId: id });
+      return CONTEXT_BUDGET - (composeContext(input, 1).length - renderTurnBlock(w[1]!, "push").length);
+    };
+    let id = "";
+    while (roomWith(id) >= MIN_TRUNCATED_ROOM) id += "x";
+    expect(roomWith(id)).toBe(MIN_TRUNCATED_ROOM - 1);
+    const out = renderContext(inputOf(w, { sessionId: id }));
+    expect(out.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
+    expect(out.stats.truncated_newest).toBe(false);
+    expect(out.stats.injected_turns).toBe(0);
+    expect(out.pull.l2).toContain("--last 2");
+    expect(out.stats.boundary).toBe(new Date(T0 + 1).toISOString());
+    // One character more room and the newest turn is pushed, cut.
+    const cut = renderContext(inputOf(w, { sessionId: id.slice(1) }));
+    expect(cut.stats.truncated_newest).toBe(true);
+    expect(cut.text.length).toBe(CONTEXT_BUDGET);
+  });
+
+  test("pushed turn tied to the millisecond with an unpushed one is left out", () => {
+    // Turn 2 is too big to fit next to turn 3; turn 3 starts in the same ms as turn 2.
+    const w = [turn(1, T0 - 60_000), turn(2, T0, 6000), turn(3, T0, 1500)];
+    const greedy = composeContext(inputOf(w), 1).length <= CONTEXT_BUDGET;
+    expect(greedy).toBe(true);
+    expect(composeContext(inputOf(w), 2).length).toBeGreaterThan(CONTEXT_BUDGET);
+    const out = renderContext(inputOf(w));
+    expect(out.stats.injected_turns).toBe(0);
+    expect(out.stats.remaining_turns).toBe(3);
+    expect(out.stats.boundary).toBe(new Date(T0 + 1).toISOString());
+    expect(out.pull.l2).toContain("--last 3");
+  });
+
+  test("tie with the newest turn before the window also drops the oldest pushed", () => {
+    const w = Array.from({ length: 20 }, (_, i) => turn(i + 2, T0 + i * 1000, 50));
+    const out = renderContext(inputOf(w, { totalTurns: 21, olderNewestStartedAt: T0 }));
+    expect(out.stats.injected_turns).toBe(19);
+    expect(out.stats.boundary).toBe(new Date(T0 + 1000).toISOString());
+    expect(out.pull.l2).toContain("--last 1");
+    expect(out.pull.l1).toContain("--skip 1");
+  });
+
+  test("same second, different milliseconds: the boundary keeps them apart", () => {
+    const w = [turn(1, T0 + 100, 6000), turn(2, T0 + 900, 1500)];
+    const out = renderContext(inputOf(w));
+    expect(out.stats.injected_turns).toBe(1);
+    expect(out.stats.boundary).toBe("2026-03-01T09:00:00.900Z");
+    expect(out.pull.l2).toBe(
+      "throughline recall --l2 --session sess-a --before 2026-03-01T09:00:00.900Z --last 1",
+    );
+  });
+
+  test("an id that needs quoting is quoted in the baked commands", () => {
+    const w = [turn(1, T0, 6000), turn(2, T0 + 1000, 1500)];
+    const out = renderContext(inputOf(w, { sessionId: "it's mine" }));
+    expect(out.pull.l2).toContain(`--session 'it'\\''s mine' `);
+  });
+
+  test("absurd ids never break the cap", () => {
+    const w = [turn(1, T0, 10), turn(2, T0 + 1000, 10)];
+    const out = renderContext(inputOf(w, { sessionId: "z".repeat(20_000), totalTurns: 40 }));
+    expect(out.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
+  });
+
+  test("current position: newest prompt and newest reply, one line, cut to 600", () => {
+    const long = `line one\n${"word ".repeat(400)}`;
+    const w = [turn(1, T0), { ...turn(2, T0 + 1000), user: long, finalText: null, assistant: "" }];
+    const out = renderContext(inputOf(w));
+    const prompt = out.text.split("\n").find((l) => l.startsWith("Latest prompt"))!;
+    expect(prompt).toStartWith("Latest prompt [09:00:01]: line one word word");
+    expect(prompt.length - "Latest prompt [09:00:01]: ".length).toBeLessThanOrEqual(POSITION_CUT);
+    expect(prompt.endsWith(" …")).toBe(true);
+    // The newest turn has no reply: the newest reply of the chain is turn 1's.
+    expect(out.text).toContain("Latest reply [09:00:05]: reply 1");
+    expect(out.text).toContain("[09:00:06] [assistant]: (no reply)");
+  });
+});
+
+describe("turn lines", () => {
+  test("final text in the push, all text in full mode, details suffix", () => {
+    const t: ChainTurn = {
+      ...turn(1, T0),
+      assistant: "Let me check.\n\nLooking at tests.\n\nDone: fixed it.",
+      finalText: "Done: fixed it.",
+      details: [
+        { kind: "tool_input", toolName: "Bash", count: 3 },
+        { kind: "tool_output", toolName: "Bash", count: 3 },
+        { kind: "tool_input", toolName: "Edit", count: 1 },
+        { kind: "thinking", toolName: null, count: 1 },
+      ],
+    };
+    expect(renderTurnBlock(t, "push")).toBe(
+      "[09:00:00] [user]: prompt 1 " +
+        "u".repeat(100) +
+        "\n[09:00:05] [assistant]: Done: fixed it. (details: 2 earlier notes, Bash ×3, Edit, thinking)",
+    );
+    expect(renderTurnBlock(t, "full")).toEndWith(
+      "Let me check.\n\nLooking at tests.\n\nDone: fixed it. (details: Bash ×3, Edit, thinking)",
+    );
+  });
+
+  const cases: [string, unknown, unknown][] = [
+    ["earlierNotes none", earlierNotes("a", "a"), 0],
+    ["earlierNotes null final", earlierNotes("a", null), 0],
+    ["earlierNotes two", earlierNotes("x\n\ny\n\nz", "z"), 2],
+    [
+      "labels cap",
+      detailLabels(
+        [...Array(12)].map((_, i) => ({ kind: "tool_input", toolName: `T${i}`, count: 1 })),
+        0,
+      ).at(-1),
+      "4 more",
+    ],
+    ["oneLine", oneLine("a\n\n b\tc", 600), "a b c"],
+    ["oneLine cut", oneLine("abcdefghij", 6), "abcd …"],
+    ["cutChars surrogate", cutChars("ab🎉", 3), "ab"],
+    ["shellQuote plain", shellQuote("0fae-12:ab"), "0fae-12:ab"],
+    ["shellQuote space", shellQuote("a b"), "'a b'"],
+    ["shellQuote empty", shellQuote(""), "''"],
+  ];
+  for (const [name, got, want] of cases) test(name, () => expect(got).toEqual(want));
+});

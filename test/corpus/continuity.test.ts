@@ -1,0 +1,106 @@
+/**
+ * Continuity on real data (SPEC §4.3, §8): for every main-session transcript of the shared
+ * corpus, after replay, the pushed turns, the turns returned by the `recall --l2` command
+ * baked into the push text and those returned by the baked `recall --l1` command are
+ * disjoint and together are every turn of the chain, in order. The commands are run exactly
+ * as written in the text. Skipped when ../shared/corpus is absent.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { replay } from "../../src/capture/replay.ts";
+import { CONTEXT_BUDGET, composeContext, renderContext } from "../../src/core/context.ts";
+import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { loadContextInput } from "../../src/db/queries/chain.ts";
+import { CORPUS, REPO, tempDir } from "../helpers/db.ts";
+import { bakedCommands, shellWords } from "../helpers/pull.ts";
+
+const DIR = join(CORPUS, "transcripts");
+const all = existsSync(DIR)
+  ? readdirSync(DIR)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+  : [];
+const mains = all.filter((f) => !f.includes(".sub-agent-"));
+
+async function cli(args: string[], db: string): Promise<string> {
+  const proc = Bun.spawn(["bun", join(REPO, "src", "cli.ts"), ...args], {
+    env: { ...process.env, THROUGHLINE_DB: db },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  if (code !== 0) throw new Error(`throughline ${args.join(" ")}: exit ${code}: ${err}`);
+  return out;
+}
+
+/** Run a command as the push wrote it (`throughline …`), with `--json` appended. */
+async function bakedKeys(command: string | null, db: string): Promise<string[]> {
+  if (command === null) return [];
+  const words = shellWords(command);
+  expect(words[0]).toBe("throughline");
+  const out = JSON.parse(await cli([...words.slice(1), "--json"], db));
+  return out.turns.map((t: { turn_key: string }) => t.turn_key);
+}
+
+describe.skipIf(mains.length === 0)("continuity over the corpus", () => {
+  for (const file of mains)
+    test.concurrent(file, async () => {
+      using tmp = tempDir("tl-corpus-");
+      const db = join(tmp.path, "throughline.db");
+      const w = openForWrite(db);
+      const subs = all.filter((f) => f.startsWith(`${file.replace(/\.jsonl$/, "")}.sub-agent-`));
+      const report = replay(
+        w,
+        [file, ...subs].map((f) => join(DIR, f)),
+      );
+      w.close();
+      const session = report.sessions[0]!.session_id;
+
+      const r = openForRead(db);
+      let chain: string[];
+      let input: ReturnType<typeof loadContextInput>;
+      try {
+        // Chain order is start time, then origin, then turn number. It is the transcript's own
+        // order except where a file replays earlier prompts with their original timestamps
+        // (sessionshare-general-tool-calls: turns 7-12 repeat 1-6 to the millisecond, which
+        // also makes it a real same-millisecond boundary case).
+        chain = r
+          .query<{ k: string }, { s: string }>(
+            `SELECT origin_session_id || ':' || turn_number AS k FROM turns WHERE session_id = $s
+               ORDER BY started_at, origin_session_id, turn_number`,
+          )
+          .all({ s: session })
+          .map((x) => x.k);
+        input = loadContextInput(r, session);
+      } finally {
+        r.close();
+      }
+
+      const ctx = JSON.parse(await cli(["context", "--session", session, "--json"], db));
+      expect(ctx.text).toBe(renderContext(input).text);
+      const baked = bakedCommands(ctx.text);
+      expect(baked).toEqual(ctx.pull);
+      const [l1, l2] = await Promise.all([bakedKeys(baked.l1, db), bakedKeys(baked.l2, db)]);
+      const pushed: string[] = ctx.turns.map((t: { turn_key: string }) => t.turn_key);
+      expect([...l1, ...l2, ...pushed]).toEqual(chain);
+      expect(new Set([...l1, ...l2, ...pushed]).size).toBe(chain.length);
+
+      // Budget: never over the cap; maximal fill whenever a window turn was left out.
+      expect(ctx.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
+      expect(ctx.stats.total_chars).toBe(ctx.text.length);
+      const p = ctx.stats.injected_turns;
+      const win = input.window;
+      if (!ctx.stats.truncated_newest && p < win.length) {
+        const next = win[win.length - p - 1]!;
+        const prev =
+          win.length - p - 2 >= 0 ? win[win.length - p - 2]!.startedAt : input.olderNewestStartedAt;
+        if (prev !== next.startedAt)
+          expect(composeContext(input, p + 1).length).toBeGreaterThan(CONTEXT_BUDGET);
+      }
+    }, 60_000);
+});

@@ -84,10 +84,14 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     hook_event_name: "UserPromptSubmit",
     prompt: "continue",
   });
-  out["hook user-prompt-submit (no pending)"] = measure(opts.runs, () => [opts.bin, "hook", "user-prompt-submit"], {
-    stdin: () => prompt,
-    env,
-  });
+  out["hook user-prompt-submit (no pending)"] = measure(
+    opts.runs,
+    () => [opts.bin, "hook", "user-prompt-submit"],
+    {
+      stdin: () => prompt,
+      env,
+    },
+  );
 
   // UserPromptSubmit that hands over a 1,000-turn chain: merge + render + print.
   const chainId = "bench-chain-1000";
@@ -98,25 +102,52 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
   removeDb(chainTemplate);
   {
     const db = openForWrite(chainTemplate);
-    ingestTranscript(db, { path: chainTranscript, sessionId: chainId, project: PROJECT, now: Date.parse("2026-06-02T00:00:00Z") });
+    ingestTranscript(db, {
+      path: chainTranscript,
+      sessionId: chainId,
+      project: PROJECT,
+      now: Date.parse("2026-06-02T00:00:00Z"),
+    });
     db.close();
   }
   let n = 0;
   let newId = "";
-  out["hook user-prompt-submit (handoff, 1,000-turn chain)"] = measure(opts.runs, () => [opts.bin, "hook", "user-prompt-submit"], {
-    env,
-    before: () => {
-      copyDb(chainTemplate, runDb);
-      newId = `bench-new-${++n}`;
-      const db = openForWrite(runDb);
-      const now = Date.now();
-      upsertSession(db, { id: newId, project: PROJECT, transcriptPath: null, createdAt: now, updatedAt: now });
-      insertPending(db, { session_id: newId, project: PROJECT, source: "clear", predecessor: chainId, created_at: now });
-      db.close();
+  out["hook user-prompt-submit (handoff, 1,000-turn chain)"] = measure(
+    opts.runs,
+    () => [opts.bin, "hook", "user-prompt-submit"],
+    {
+      env,
+      before: () => {
+        copyDb(chainTemplate, runDb);
+        newId = `bench-new-${++n}`;
+        const db = openForWrite(runDb);
+        const now = Date.now();
+        upsertSession(db, {
+          id: newId,
+          project: PROJECT,
+          transcriptPath: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        insertPending(db, {
+          session_id: newId,
+          project: PROJECT,
+          source: "clear",
+          predecessor: chainId,
+          created_at: now,
+        });
+        db.close();
+      },
+      stdin: () =>
+        JSON.stringify({
+          session_id: newId,
+          transcript_path: join(WORK, `${newId}.jsonl`),
+          cwd: PROJECT,
+          hook_event_name: "UserPromptSubmit",
+          prompt: "go on",
+        }),
     },
-    stdin: () =>
-      JSON.stringify({ session_id: newId, transcript_path: join(WORK, `${newId}.jsonl`), cwd: PROJECT, hook_event_name: "UserPromptSubmit", prompt: "go on" }),
-  });
+  );
 
   // Stop for the newest turn: the cost must not grow with the transcript.
   for (const [label, turns, size] of [
@@ -125,7 +156,11 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
   ] as const) {
     const f = stopFixture(String(turns), turns, size);
     out[label] = {
-      ...measure(opts.runs, () => [opts.bin, "hook", "stop"], { env, before: () => copyDb(f.template, runDb), stdin: () => f.payload }),
+      ...measure(opts.runs, () => [opts.bin, "hook", "stop"], {
+        env,
+        before: () => copyDb(f.template, runDb),
+        stdin: () => f.payload,
+      }),
       note: `${(f.bytes / 1024 / 1024).toFixed(1)} MB transcript`,
     };
   }

@@ -18,7 +18,10 @@ export function p95(xs: number[]): number {
 }
 
 /** Wall time of one process run, stdin fed from a buffer. */
-export function timeOnce(cmd: string[], opts: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): number {
+export function timeOnce(
+  cmd: string[],
+  opts: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
+): number {
   const t0 = performance.now();
   const r = Bun.spawnSync(cmd, {
     stdin: opts.stdin === undefined ? "ignore" : Buffer.from(opts.stdin),
@@ -28,7 +31,8 @@ export function timeOnce(cmd: string[], opts: { stdin?: string; env?: Record<str
     stderr: "pipe",
   });
   const ms = performance.now() - t0;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 300)}`);
+  if (r.exitCode !== 0)
+    throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 300)}`);
   return ms;
 }
 
@@ -41,7 +45,10 @@ export function measure(
   const xs: number[] = [];
   for (let i = 0; i <= runs; i++) {
     opts.before?.();
-    const ms = timeOnce(cmd(), { ...(opts.stdin ? { stdin: opts.stdin() } : {}), ...(opts.env ? { env: opts.env } : {}) });
+    const ms = timeOnce(cmd(), {
+      ...(opts.stdin ? { stdin: opts.stdin() } : {}),
+      ...(opts.env ? { env: opts.env } : {}),
+    });
     if (i > 0) xs.push(ms);
   }
   return { median_ms: round(median(xs)), p95_ms: round(p95(xs)), runs };
@@ -57,10 +64,22 @@ export async function buildFloor(): Promise<string> {
   const src = join(WORK, "floor.ts");
   await Bun.write(src, "await Bun.stdin.text();\n");
   const out = join(WORK, "floor");
-  const r = Bun.spawnSync(["bun", "build", src, "--compile", "--outfile", out, "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const r = Bun.spawnSync(
+    [
+      "bun",
+      "build",
+      src,
+      "--compile",
+      "--outfile",
+      out,
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+    ],
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   if (r.exitCode !== 0) throw new Error(`floor build failed: ${r.stderr}`);
   return out;
 }

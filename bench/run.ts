@@ -11,7 +11,14 @@ import { benchHooks } from "./hooks.ts";
 import { buildBinary, buildFloor, measure, ROOT, round, WORK } from "./lib.ts";
 
 const runs = Math.max(20, Number(process.env.BENCH_RUNS ?? 20));
-type Row = { median_ms: number; p95_ms?: number; runs?: number; ratio?: number; goal?: string; note?: string };
+type Row = {
+  median_ms: number;
+  p95_ms?: number;
+  runs?: number;
+  ratio?: number;
+  goal?: string;
+  note?: string;
+};
 const results: Record<string, Row> = {};
 const extra: Record<string, unknown> = {};
 
@@ -25,7 +32,10 @@ const add = (name: string, r: Row, goal?: string) => {
   results[name] = { ...r, ratio: ratio(r.median_ms), ...(goal ? { goal } : {}) };
 };
 
-add("throughline --version", measure(runs, () => [bin, "--version"]));
+add(
+  "throughline --version",
+  measure(runs, () => [bin, "--version"]),
+);
 
 console.error("hooks…");
 const goals: Record<string, string> = {
@@ -45,7 +55,10 @@ for (const [file, fn] of [
 ] as const) {
   if (!existsSync(join(import.meta.dir, file))) continue;
   console.error(`${file}…`);
-  const mod = (await import(`./${file}`)) as Record<string, (o: { bin: string[]; floorMs: number; runs: number }) => Promise<Record<string, Row>>>;
+  const mod = (await import(`./${file}`)) as Record<
+    string,
+    (o: { bin: string[]; floorMs: number; runs: number }) => Promise<Record<string, Row>>
+  >;
   const r = await mod[fn]!({ bin: [bin], floorMs: floor.median_ms, runs });
   for (const [name, row] of Object.entries(r)) add(name, row, row.goal);
 }
@@ -79,6 +92,11 @@ if (existsSync(corpus)) {
 const nameW = Math.max(...Object.keys(results).map((k) => k.length));
 console.log(`${"benchmark".padEnd(nameW)}  median ms   ratio  goal`);
 for (const [name, r] of Object.entries(results))
-  console.log(`${name.padEnd(nameW)}  ${r.median_ms.toFixed(2).padStart(9)}  ${String(r.ratio).padStart(6)}×  ${r.goal ?? ""}${r.note ? `  (${r.note})` : ""}`);
+  console.log(
+    `${name.padEnd(nameW)}  ${r.median_ms.toFixed(2).padStart(9)}  ${String(r.ratio).padStart(6)}×  ${r.goal ?? ""}${r.note ? `  (${r.note})` : ""}`,
+  );
 console.log(JSON.stringify(extra, null, 2));
-await Bun.write(join(WORK, "results.json"), JSON.stringify({ runs, results, extra, at: new Date().toISOString() }, null, 2));
+await Bun.write(
+  join(WORK, "results.json"),
+  JSON.stringify({ runs, results, extra, at: new Date().toISOString() }, null, 2),
+);

@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { assemble, assembleSubagent } from "../core/assemble.ts";
+import { extractEvents, redactEvent } from "../core/events.ts";
 import { splitLines } from "../core/jsonl.ts";
 import type { DetailDraft } from "../core/model.ts";
 import { normalizeProject } from "../core/paths.ts";
@@ -22,7 +23,8 @@ import {
   upsertSubagentDetail,
   upsertTurn,
 } from "../db/queries/capture.ts";
-import { resolveLive, upsertSession } from "../db/queries/sessions.ts";
+import { insertEvents } from "../db/queries/events.ts";
+import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 
 export interface IngestOptions {
@@ -117,6 +119,7 @@ export function ingestTranscript(db: Database, opts: IngestOptions): IngestResul
   const skipped = skippedBefore + res.skippedLines;
 
   let details = 0;
+  let events = 0;
   db.transaction(() => {
     upsertSession(db, {
       id: origin,
@@ -133,6 +136,11 @@ export function ingestTranscript(db: Database, opts: IngestOptions): IngestResul
         res.preamble.map(redactDetail),
       );
       details += res.preamble.length;
+      events += insertEvents(
+        db,
+        { sessionId: live, originSessionId: origin, project, turnNumber: null },
+        res.preambleCalls.flatMap(extractEvents).map(redactEvent),
+      );
     }
     for (const t of res.turns) {
       const turnId = upsertTurn(db, {
@@ -151,6 +159,11 @@ export function ingestTranscript(db: Database, opts: IngestOptions): IngestResul
         t.details.map(redactDetail),
       );
       details += t.details.length;
+      events += insertEvents(
+        db,
+        { sessionId: live, originSessionId: origin, project, turnNumber: t.number },
+        t.toolCalls.flatMap(extractEvents).map(redactEvent),
+      );
     }
     const last = res.turns[res.turns.length - 1];
     if (start === 0) deleteTurnsAfter(db, origin, last?.number ?? 0);
@@ -177,7 +190,7 @@ export function ingestTranscript(db: Database, opts: IngestOptions): IngestResul
     turns: res.turns.length,
     bodies: res.turns.length * 2,
     details,
-    events: 0,
+    events,
     skippedLines: skipped,
     bytes: consumedTo - (resume ? cursor.offset : 0),
     newestFinalText,
@@ -241,6 +254,7 @@ export function ingestSubagent(
   const sub = assembleSubagent(lines);
   const origin = parentSessionId ?? sub.sessionId ?? sessionIdFromPath(path);
   const agent = sub.agentId ?? basename(path).replace(/\.jsonl$/, "");
+  let events = 0;
   db.transaction(() => {
     const turn = turnAt(db, origin, sub.firstTimestamp ?? now);
     const live = turn?.session_id ?? resolveLive(db, origin).id;
@@ -251,6 +265,16 @@ export function ingestSubagent(
       key: `${origin}:agent:${agent}`,
       detail: redactDetail(sub.detail),
     });
+    events = insertEvents(
+      db,
+      {
+        sessionId: live,
+        originSessionId: origin,
+        project: getSession(db, origin)?.project ?? null,
+        turnNumber: turn?.turn_number ?? null,
+      },
+      sub.toolCalls.flatMap(extractEvents).map(redactEvent),
+    );
     saveCursor(db, {
       transcript_path: path,
       session_id: origin,
@@ -263,5 +287,12 @@ export function ingestSubagent(
       updated_at: now,
     });
   })();
-  return { ...result, sessionId: origin, details: 1, skippedLines: sub.skippedLines, bytes: consumedTo };
+  return {
+    ...result,
+    sessionId: origin,
+    details: 1,
+    events,
+    skippedLines: sub.skippedLines,
+    bytes: consumedTo,
+  };
 }

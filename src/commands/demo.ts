@@ -12,7 +12,8 @@ import { dbArgs } from "./_args.ts";
 export default defineCommand({
   meta: {
     name: "demo",
-    description: "Replay the bundled sample session into a scratch database and print the resume context it would push",
+    description:
+      "Replay the bundled sample session into a scratch database and print the resume context it would push",
   },
   args: { ...dbArgs },
   run({ args }) {
@@ -24,7 +25,9 @@ export default defineCommand({
     try {
       const report = replay(db, [file]);
       const s = report.sessions[0]!;
-      console.log(`Replayed the sample session: ${s.turns} turns, ${s.details} L3 details, ${s.events} activity events.`);
+      console.log(
+        `Replayed the sample session: ${s.turns} turns, ${s.details} L3 details, ${s.events} activity events.`,
+      );
       console.log(`Database: ${dbPath}\n`);
       console.log("─── what the model receives at its first prompt after /clear ───");
       console.log(renderContext(loadContextInput(db, s.session_id)).text);

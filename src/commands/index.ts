@@ -14,7 +14,9 @@ export const commands: Record<string, Loader> = {
   uninstall: () => import("./uninstall.ts").then((m) => m.default),
   doctor: () => import("./doctor.ts").then((m) => m.default),
   context: () => import("./context.ts").then((m) => m.default),
-  "handoff-context": () => import("./context.ts").then((m) => m.default),
+  "handoff-context": () => import("./context.ts").then((m) => m.handoffContext),
   recall: () => import("./recall.ts").then((m) => m.default),
   detail: () => import("./detail.ts").then((m) => m.default),
+  search: () => import("./search.ts").then((m) => m.default),
+  note: () => import("./note.ts").then((m) => m.default),
 };

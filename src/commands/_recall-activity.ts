@@ -1,0 +1,229 @@
+/**
+ * `recall [words…]` without `--l1`/`--l2` (SPEC §7): the activity index queried in plain
+ * words. Read-only. `recall.ts` owns the command line and calls this for the words mode.
+ */
+import { resolve } from "node:path";
+import { ACTIVITY_ROWS, type ActivityQuery, ftsQuery, parseActivityQuery } from "../core/activity-query.ts";
+import { parseIsoInstant } from "../core/clock.ts";
+import type { EventType } from "../core/events.ts";
+import { isObject, type JsonObject } from "../core/jsonl.ts";
+import { databasePath, normalizeProject } from "../core/paths.ts";
+import type { Database } from "../db/open.ts";
+import { openForRead } from "../db/open.ts";
+import { resolveChain } from "../db/queries/chain.ts";
+import {
+  type ActivityScope,
+  COUNT_CAP,
+  countEvents,
+  type EventFilter,
+  type EventRow,
+  findProject,
+  lastGreen,
+  latestChain,
+  listEvents,
+  rankEvents,
+  scopeHasEvents,
+  scopeIds,
+  scopeStats,
+  topFiles,
+} from "../db/queries/events.ts";
+import { getSession } from "../db/queries/sessions.ts";
+import { ThroughlineError } from "../errors.ts";
+import {
+  type ActivityEvent,
+  type ActivityView,
+  activityJson,
+  renderActivity,
+  type SummaryFacts,
+} from "../render/activity.ts";
+import { printJson } from "./_args.ts";
+
+export interface ActivityRecallArgs {
+  words: string[];
+  session?: string;
+  project?: string;
+  all?: boolean;
+  now?: string;
+  json?: boolean;
+  db?: string;
+}
+
+/** How many items each list of the summary shows. */
+const SUMMARY_ITEMS = 5;
+
+function parseNow(text: string | undefined): number {
+  if (text === undefined || text === "") return Date.now();
+  const ms = parseIsoInstant(text.trim()) ?? Date.parse(text.trim());
+  if (!Number.isFinite(ms))
+    throw new ThroughlineError(
+      "E_ARGS",
+      `--now must be an ISO-8601 time, like 2026-03-01T14:00:00Z; got "${text}"`,
+    );
+  return ms;
+}
+
+function toEvent(r: EventRow): ActivityEvent {
+  let detail: JsonObject = {};
+  try {
+    const v = JSON.parse(r.detail) as unknown;
+    if (isObject(v)) detail = v;
+  } catch {
+    // a damaged detail still shows its summary
+  }
+  return {
+    ts: r.ts,
+    seq: r.seq,
+    type: r.type,
+    summary: r.summary,
+    detail,
+    session: r.session_id,
+    origin: r.origin_session_id,
+    project: r.project,
+    turnNumber: r.turn_number,
+  };
+}
+
+/** Default: the most recently active chain of the current project; `--all`: every session of it. */
+export function resolveActivityScope(
+  db: Database,
+  args: Pick<ActivityRecallArgs, "session" | "project" | "all">,
+  cwd: string,
+): { scope: ActivityScope; label: string; project: string | null } {
+  const project = (): string => {
+    if (args.project) return normalizeProject(resolve(args.project));
+    if (args.session) {
+      const p =
+        getSession(db, resolveChain(db, args.session))?.project ?? getSession(db, args.session)?.project;
+      if (p) return p;
+    }
+    const here = normalizeProject(cwd);
+    return findProject(db, here) ?? here;
+  };
+  if (args.all) {
+    const p = project();
+    return { scope: { kind: "project", project: p }, label: `every session of ${p}`, project: p };
+  }
+  if (args.session) {
+    const live = resolveChain(db, args.session);
+    return {
+      scope: { kind: "chain", live },
+      label: `session ${live}`,
+      project: getSession(db, live)?.project ?? null,
+    };
+  }
+  const p = project();
+  const live = latestChain(db, p);
+  if (live === null) return { scope: { kind: "project", project: p }, label: `project ${p}`, project: p };
+  return { scope: { kind: "chain", live }, label: `session ${live} (latest in ${p})`, project: p };
+}
+
+function filterOf(
+  scope: ActivityScope,
+  q: ActivityQuery,
+  any: boolean,
+  ids: { lo: number; hi: number } | null,
+): EventFilter {
+  const fts = ftsQuery(q.keywords, any);
+  return {
+    scope,
+    ids,
+    types: q.types,
+    from: q.range?.from ?? null,
+    to: q.range?.to ?? null,
+    match: fts.match,
+    // With OR, short words would turn back into a requirement: the long ones decide alone.
+    substrings: any && fts.match !== null ? [] : fts.substrings,
+  };
+}
+
+function summaryFacts(db: Database, scope: ActivityScope): SummaryFacts {
+  const list = (types: EventType[], limit: number, from: number | null = null) =>
+    listEvents(db, { scope, types, from, to: null, match: null, substrings: [] }, limit).map(toEvent);
+  const stats = scopeStats(db, scope, { from: null, to: null });
+  const green = lastGreen(db, scope);
+  const openFrom = green === null ? null : green + 1;
+  const openErrors = countEvents(db, {
+    scope,
+    types: ["error"],
+    from: openFrom,
+    to: null,
+    match: null,
+    substrings: [],
+  });
+  return {
+    first: stats.first,
+    last: stats.last,
+    byType: stats.byType,
+    lastPhase: list(["phase_change"], 1)[0] ?? null,
+    commits: list(["git_commit"], SUMMARY_ITEMS),
+    tests: list(["test_run"], SUMMARY_ITEMS),
+    openErrors: list(["error"], SUMMARY_ITEMS, openFrom),
+    openErrorCount: openErrors,
+    openErrorCountCapped: openErrors > COUNT_CAP,
+    openSince: green,
+    decisions: list(["decision"], SUMMARY_ITEMS),
+    files: topFiles(db, scope, { from: null, to: null }, SUMMARY_ITEMS),
+  };
+}
+
+/** Build the view for a query (exported for tests and the bench). */
+export function activityView(
+  db: Database,
+  words: readonly string[],
+  opts: { now: number; scope: ActivityScope; label: string; project?: string | null },
+): ActivityView {
+  const query = parseActivityQuery(words, opts.now);
+  const base = { query, scopeLabel: opts.label, project: opts.project ?? null, anyKeyword: false };
+  if (!scopeHasEvents(db, opts.scope)) return { ...base, empty: true, total: 0, events: [], summary: null };
+  if (query.mode === "summary") {
+    const summary = summaryFacts(db, opts.scope);
+    const events = listEvents(
+      db,
+      { scope: opts.scope, types: null, from: null, to: null, match: null, substrings: [] },
+      ACTIVITY_ROWS,
+    ).map(toEvent);
+    const total = Object.values(summary.byType).reduce((a, n) => a + (n ?? 0), 0);
+    return { ...base, empty: false, total, events, summary };
+  }
+  let any = false;
+  const ids = query.keywords.length > 0 ? scopeIds(db, opts.scope) : null;
+  let filter = filterOf(opts.scope, query, false, ids);
+  let total = countEvents(db, filter);
+  if (total === 0 && query.keywords.length > 1) {
+    const wider = filterOf(opts.scope, query, true, ids);
+    const n = countEvents(db, wider);
+    if (n > 0) {
+      any = true;
+      filter = wider;
+      total = n;
+    }
+  }
+  const rows =
+    query.keywords.length > 0
+      ? rankEvents(db, filter, query.keywords, ACTIVITY_ROWS)
+      : listEvents(db, filter, ACTIVITY_ROWS);
+  // Rank picks which events are shown; the table lists them newest first.
+  rows.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
+  return {
+    ...base,
+    anyKeyword: any,
+    empty: false,
+    total,
+    totalCapped: total > COUNT_CAP,
+    events: rows.map(toEvent),
+    summary: null,
+  };
+}
+
+export async function runActivityRecall(args: ActivityRecallArgs): Promise<void> {
+  const now = parseNow(args.now);
+  const db = openForRead(databasePath(process.env, args.db));
+  try {
+    const { scope, label, project } = resolveActivityScope(db, args, process.cwd());
+    const view = activityView(db, args.words, { now, scope, label, project });
+    if (args.json) printJson(activityJson(view));
+    else console.log(renderActivity(view));
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,79 @@
+import { defineCommand } from "citty";
+import { type EventDraft, oneLine } from "../core/events.ts";
+import { databasePath, normalizeProject } from "../core/paths.ts";
+import { redact } from "../core/redact.ts";
+import { openForWrite } from "../db/open.ts";
+import { findProject, insertEvents, latestChain } from "../db/queries/events.ts";
+import { getSession, resolveLive } from "../db/queries/sessions.ts";
+import { ThroughlineError } from "../errors.ts";
+import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+
+/**
+ * `note --decision "<text>"` (SPEC §7): the model records a decision in the activity index
+ * explicitly. A writer: the note goes to the given session, else to the most recently active
+ * chain of the current project.
+ */
+export default defineCommand({
+  meta: { name: "note", description: "Record a decision in the activity index (recall decisions shows it)" },
+  args: {
+    decision: {
+      type: "string",
+      description: "The decision, in one sentence",
+      valueHint: "text",
+      required: true,
+    },
+    session: {
+      type: "string",
+      description: "Session id (default: the latest session of this project)",
+      valueHint: "id",
+    },
+    ...dbArgs,
+    ...jsonArgs,
+  },
+  run({ args }) {
+    const text = redact((args.decision ?? "").trim());
+    if (!text) throw new ThroughlineError("E_ARGS", 'note needs --decision "<text>"');
+    const db = openForWrite(databasePath(process.env, args.db));
+    try {
+      const cwd = normalizeProject(process.cwd());
+      let origin = args.session;
+      let project: string | null = null;
+      if (origin) project = getSession(db, origin)?.project ?? null;
+      else {
+        project = findProject(db, cwd);
+        origin = project ? (latestChain(db, project) ?? undefined) : undefined;
+        if (!origin)
+          throw new ThroughlineError("E_NO_SESSION", `no session recorded for ${cwd}`, {
+            hint: "pass --session <id> (the session id of this conversation)",
+          });
+      }
+      const now = Date.now();
+      const draft: EventDraft = {
+        type: "decision",
+        ts: now,
+        summary: oneLine(`Decision: ${text}`),
+        detail: { kind: "note", text },
+        toolName: null,
+        toolUseId: null,
+        key: `note:${origin}:${now}:${Bun.hash(text).toString(36)}`,
+      };
+      const live = resolveLive(db, origin).id;
+      insertEvents(
+        db,
+        { sessionId: live, originSessionId: origin, project: project ?? cwd, turnNumber: null },
+        [draft],
+      );
+      if (args.json)
+        return printJson({
+          schema: "throughline.note.v1",
+          session: live,
+          type: "decision",
+          summary: draft.summary,
+          ts: new Date(now).toISOString(),
+        });
+      console.log(`Recorded decision in session ${live}: ${draft.summary}`);
+    } finally {
+      db.close();
+    }
+  },
+});

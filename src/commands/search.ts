@@ -1,0 +1,192 @@
+import { resolve } from "node:path";
+import { defineCommand } from "citty";
+import { formatStamp, ftsQuery } from "../core/activity-query.ts";
+import { databasePath, normalizeProject } from "../core/paths.ts";
+import {
+  isSearchKind,
+  rankCandidates,
+  SEARCH_CANDIDATES,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_KINDS,
+  type SearchHit,
+  type SearchKind,
+  snippet,
+} from "../core/search.ts";
+import type { Database } from "../db/open.ts";
+import { openForRead } from "../db/open.ts";
+import { resolveChain } from "../db/queries/chain.ts";
+import { findProject } from "../db/queries/events.ts";
+import { type SearchScope, searchCandidates, searchHits } from "../db/queries/search.ts";
+import { ThroughlineError } from "../errors.ts";
+import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { parseCount } from "./_pull-args.ts";
+
+const KIND_LABEL: Record<SearchKind, string> = { l2: "L2", l3: "L3", events: "event" };
+
+function resolveScope(
+  db: Database,
+  args: { session?: string; project?: string; all?: boolean },
+  cwd: string,
+): { scope: SearchScope; label: string } {
+  const picked = [args.session !== undefined, args.project !== undefined, args.all === true].filter(Boolean);
+  if (picked.length > 1)
+    throw new ThroughlineError("E_ARGS", "search takes one scope: --session <id>, --project <dir> or --all");
+  if (args.all) return { scope: { kind: "all" }, label: "every project" };
+  if (args.session !== undefined) {
+    const live = resolveChain(db, args.session);
+    return { scope: { kind: "chain", live }, label: `session ${live}` };
+  }
+  const here = normalizeProject(resolve(args.project || cwd));
+  const project = findProject(db, here);
+  if (project === null) {
+    if (args.project)
+      throw new ThroughlineError("E_NO_PROJECT", `no session recorded for ${here} or a directory above it`, {
+        hint: "`throughline status` lists the projects it holds; --all searches all of them",
+      });
+    return { scope: { kind: "all" }, label: `every project (nothing recorded for ${here})` };
+  }
+  return { scope: { kind: "project", project }, label: `project ${project}` };
+}
+
+function detailCommand(h: SearchHit): string {
+  return `throughline detail ${new Date(h.at).toISOString()} --session ${h.session}`;
+}
+
+function shellWord(w: string): string {
+  return /^[\w./:@%+=,-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
+}
+
+export default defineCommand({
+  meta: {
+    name: "search",
+    description:
+      "Ranked full-text search over every turn's text (L2), details (L3) and activity events (read-only)",
+  },
+  args: {
+    words: { type: "positional", required: true, description: "Words or quoted phrases (all must match)" },
+    session: { type: "string", description: "Only this session's chain", valueHint: "id" },
+    project: {
+      type: "string",
+      description: "Only this project (default: the current one)",
+      valueHint: "dir",
+    },
+    all: { type: "boolean", description: "Every project" },
+    kind: { type: "string", description: "Only one index: l2, l3 or events", valueHint: "l2|l3|events" },
+    limit: {
+      type: "string",
+      description: `How many results (default ${SEARCH_DEFAULT_LIMIT})`,
+      valueHint: "n",
+    },
+    ...dbArgs,
+    ...jsonArgs,
+  },
+  run({ args }) {
+    const words = (args._.length > 0 ? args._ : [args.words]).map(String).filter((w) => w.trim() !== "");
+    if (words.length === 0) throw new ThroughlineError("E_ARGS", "search needs at least one word");
+    const limit = parseCount("limit", args.limit, SEARCH_DEFAULT_LIMIT) ?? SEARCH_DEFAULT_LIMIT;
+    if (limit === 0) throw new ThroughlineError("E_ARGS", "--limit must be at least 1");
+    let kinds: readonly SearchKind[] = SEARCH_KINDS;
+    if (args.kind !== undefined) {
+      if (!isSearchKind(args.kind))
+        throw new ThroughlineError("E_ARGS", `--kind must be l2, l3 or events; got "${args.kind}"`);
+      kinds = [args.kind];
+    }
+    const terms = words.map((w) => w.trim());
+    const db = openForRead(databasePath(process.env, args.db));
+    try {
+      const { scope, label } = resolveScope(
+        db,
+        {
+          ...(args.session !== undefined ? { session: args.session } : {}),
+          ...(args.project !== undefined ? { project: args.project } : {}),
+          ...(args.all ? { all: true } : {}),
+        },
+        process.cwd(),
+      );
+      const run = (any: boolean) => {
+        const fts = ftsQuery(terms, any);
+        const q = { scope, match: fts.match, substrings: any && fts.match !== null ? [] : fts.substrings };
+        const found = kinds.map((k) => searchCandidates(db, k, q, SEARCH_CANDIDATES));
+        const { ranked, more } = rankCandidates(
+          found.map((f) => f.candidates),
+          terms,
+          limit,
+        );
+        const hits = kinds
+          .flatMap((k) =>
+            searchHits(
+              db,
+              k,
+              ranked.filter((r) => r.kind === k),
+            ),
+          )
+          .sort((a, b) => a.score - b.score || b.ts - a.ts || b.id - a.id);
+        return { hits, more: more || found.some((f) => f.capped) };
+      };
+      let anyWord = false;
+      let res = run(false);
+      if (res.hits.length === 0 && terms.length > 1) {
+        const wider = run(true);
+        if (wider.hits.length > 0) {
+          res = wider;
+          anyWord = true;
+        }
+      }
+      const query = terms.join(" ");
+      const moreCommand = `throughline search ${terms.map(shellWord).join(" ")}${args.kind ? ` --kind ${args.kind}` : ""} --limit ${limit * 2}`;
+      if (args.json)
+        return printJson({
+          schema: "throughline.search.v1",
+          query,
+          scope: label,
+          kinds,
+          limit,
+          any_word: anyWord,
+          more: res.more,
+          more_command: res.more ? moreCommand : null,
+          results: res.hits.map((h, i) => ({
+            rank: i + 1,
+            kind: h.kind,
+            label: h.label,
+            score: h.score,
+            snippet: snippet(h.text, terms),
+            session: h.session,
+            turn_key: h.turnNumber === null ? null : `${h.origin}:${h.turnNumber}`,
+            time: new Date(h.ts).toISOString(),
+            detail_time: new Date(h.at).toISOString(),
+            detail_command: detailCommand(h),
+          })),
+        });
+      const out: string[] = [`## Search: ${query}`];
+      if (res.hits.length === 0) {
+        out.push(
+          `No match in ${label}${kinds.length === 1 ? ` (--kind ${kinds[0]})` : ""}.`,
+          "",
+          `Try fewer or other words${scope.kind === "all" ? "" : ", or --all to search every project"}. Words shorter than 3 characters only match as part of a longer text.`,
+        );
+        console.log(out.join("\n"));
+        return;
+      }
+      out.push(
+        `**Scope:** ${label} · best match first${anyWord ? " · no result held every word, showing results with any of them" : ""}`,
+        "",
+      );
+      res.hits.forEach((h, i) => {
+        const turn = h.turnNumber === null ? "" : ` · turn ${h.turnNumber}`;
+        out.push(
+          `${i + 1}. [${KIND_LABEL[h.kind]} ${h.label}] ${formatStamp(h.ts)} · session ${h.session}${turn}`,
+          `   ${snippet(h.text, terms)}`,
+          `   → ${detailCommand(h)}`,
+        );
+      });
+      if (res.more)
+        out.push(
+          "",
+          `*(showing ${res.hits.length}; more matched: \`${moreCommand}\`${kinds.length > 1 ? ", or narrow with --kind l2|l3|events" : ""})*`,
+        );
+      console.log(out.join("\n"));
+    } finally {
+      db.close();
+    }
+  },
+});

@@ -1,0 +1,188 @@
+/**
+ * Full-text search over L2 (bodies), L3 (details) and events (SPEC §8). The FTS5 tables are
+ * contentless trigram indexes whose rowid is the base row's id. A search runs in two steps:
+ * the index finds the newest matching rows of the scope (cheap: doclists are walked in rowid
+ * order and stop at the cap), the caller ranks them (BM25, see core/search.ts), and the base
+ * rows of the best ones supply the text for snippets and the turn for `detail`.
+ */
+import type { Database } from "bun:sqlite";
+import { eventText, type SearchCandidate, type SearchHit, type SearchKind } from "../../core/search.ts";
+
+export type SearchScope =
+  | { kind: "chain"; live: string }
+  | { kind: "project"; project: string }
+  | { kind: "all" };
+
+export interface SearchQuery {
+  scope: SearchScope;
+  /** FTS5 query (terms already quoted), or null when every term is too short for trigrams. */
+  match: string | null;
+  /** Lower-cased terms matched as substrings of the text. */
+  substrings: readonly string[];
+}
+
+/** How much of a row is scanned to rank it; its full length still counts. */
+export const RANK_HEAD = 4096;
+
+/** Per index: its rows, how a scope and a substring test read there. Fixed SQL fragments only. */
+interface IndexSql {
+  base: string;
+  alias: string;
+  fts: string;
+  /** The text the index holds for a row. */
+  text: string;
+  ts: string;
+  chain: string;
+  project: string;
+  hit: string;
+}
+
+const INDEXES: Record<SearchKind, IndexSql> = {
+  l2: {
+    base: "bodies b",
+    alias: "b",
+    fts: "bodies_fts",
+    text: "b.text",
+    ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
+    chain: "b.session_id = $scope",
+    project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
+    hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, b.session_id AS session,
+            t.origin_session_id AS origin, t.turn_number, t.started_at AS at, t.started_at AS ts
+          FROM bodies b JOIN turns t ON t.id = b.turn_id`,
+  },
+  l3: {
+    base: "details d",
+    alias: "d",
+    fts: "details_fts",
+    text: "substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768)",
+    ts: "d.created_at",
+    chain: "d.session_id = $scope",
+    project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
+    hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
+            substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
+            d.session_id AS session, d.origin_session_id AS origin, t.turn_number,
+            coalesce(t.started_at, d.created_at) AS at, d.created_at AS ts
+          FROM details d LEFT JOIN turns t ON t.id = d.turn_id`,
+  },
+  events: {
+    base: "events e",
+    alias: "e",
+    fts: "events_fts",
+    text: "(e.type || ' ' || e.summary || char(10) || e.detail)",
+    ts: "e.ts",
+    chain: "e.session_id = $scope",
+    project: "e.project = $scope",
+    hit: `SELECT e.id, e.type AS label, e.summary || char(10) || e.detail AS text, e.session_id AS session,
+            e.origin_session_id AS origin, e.turn_number, coalesce(t.started_at, e.ts) AS at, e.ts AS ts
+          FROM events e LEFT JOIN turns t ON t.origin_session_id = e.origin_session_id AND t.turn_number = e.turn_number`,
+  },
+};
+
+function scopeWhere(ix: IndexSql, scope: SearchScope, params: Record<string, string | number>): string[] {
+  if (scope.kind === "chain") {
+    params.scope = scope.live;
+    return [ix.chain];
+  }
+  if (scope.kind === "project") {
+    params.scope = scope.project;
+    return [ix.project];
+  }
+  return [];
+}
+
+/**
+ * The newest matching rows of one index in the scope, at most `cap` (one more tells that
+ * more exist). Newest = highest rowid, the order FTS5 walks cheaply.
+ */
+export function searchCandidates(
+  db: Database,
+  kind: SearchKind,
+  q: SearchQuery,
+  cap: number,
+): { candidates: SearchCandidate[]; capped: boolean } {
+  const ix = INDEXES[kind];
+  const params: Record<string, string | number> = { cap: Math.max(0, Math.floor(cap)) + 1, head: RANK_HEAD };
+  const where = scopeWhere(ix, q.scope, params);
+  q.substrings.forEach((s, i) => {
+    // Parameter names come from the loop index; the values are bound.
+    where.push(`instr(lower(${ix.text}), $sub${i}) > 0`);
+    params[`sub${i}`] = s;
+  });
+  const select = `SELECT ${ix.alias}.id AS id, substr(${ix.text}, 1, $head) AS head, length(${ix.text}) AS length, ${ix.ts} AS ts`;
+  let sql: string;
+  if (q.match !== null) {
+    params.match = q.match;
+    sql = `${select} FROM ${ix.fts} JOIN ${ix.base} ON ${ix.alias}.id = ${ix.fts}.rowid
+           WHERE ${ix.fts} MATCH $match${where.length ? ` AND ${where.join(" AND ")}` : ""}
+           ORDER BY ${ix.fts}.rowid DESC LIMIT $cap`;
+  } else {
+    // No term is long enough for the trigram index: a bounded scan, newest rows first.
+    sql = `${select} FROM ${ix.base} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+           ORDER BY ${ix.alias}.id DESC LIMIT $cap`;
+  }
+  const rows = db
+    .query<
+      { id: number; head: string | null; length: number | null; ts: number | null },
+      Record<string, string | number>
+    >(sql)
+    .all(params);
+  const capped = rows.length > cap;
+  return {
+    candidates: rows.slice(0, cap).map((r) => ({
+      kind,
+      id: r.id,
+      head: r.head ?? "",
+      length: r.length ?? 0,
+      ts: r.ts ?? 0,
+    })),
+    capped,
+  };
+}
+
+interface HitRow {
+  id: number;
+  label: string;
+  text: string | null;
+  session: string;
+  origin: string;
+  turn_number: number | null;
+  at: number;
+  ts: number;
+}
+
+/** The rows behind ranked candidates, with their text (first 32 KiB), turn and times. */
+export function searchHits(
+  db: Database,
+  kind: SearchKind,
+  ranked: readonly { id: number; score: number }[],
+): SearchHit[] {
+  if (ranked.length === 0) return [];
+  const ix = INDEXES[kind];
+  const rows = db
+    .query<HitRow, { ids: string }>(`${ix.hit} WHERE ${ix.alias}.id IN (SELECT value FROM json_each($ids))`)
+    .all({ ids: JSON.stringify(ranked.map((r) => r.id)) });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out: SearchHit[] = [];
+  for (const { id, score } of ranked) {
+    const r = byId.get(id);
+    if (!r) continue;
+    let text = r.text ?? "";
+    if (kind === "events") {
+      const nl = text.indexOf("\n");
+      text = nl < 0 ? text : eventText(text.slice(0, nl), text.slice(nl + 1));
+    }
+    out.push({
+      kind,
+      id,
+      score,
+      label: r.label,
+      text,
+      session: r.session,
+      origin: r.origin,
+      turnNumber: r.turn_number,
+      at: r.at,
+      ts: r.ts,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+/**
+ * PostToolUse (async, SPEC §7): record the activity of one tool call as it happens. The turn
+ * number is not known yet (the turn is ingested at Stop); the transcript capture fills it in
+ * later under the same tool_use_id key, so the two paths never duplicate an event.
+ */
+import { extractEvents, redactEvent, toolCallFromPostToolUse } from "../core/events.ts";
+import { insertEvents } from "../db/queries/events.ts";
+import { resolveLive } from "../db/queries/sessions.ts";
+import { ThroughlineError } from "../errors.ts";
+import type { HookContext } from "./run.ts";
+
+export default function postToolUse(ctx: HookContext): undefined {
+  const now = ctx.now();
+  const call = toolCallFromPostToolUse(ctx.payload, now);
+  if (!call) throw new ThroughlineError("E_PAYLOAD", "payload has no tool_name");
+  let drafts = extractEvents(call).map(redactEvent);
+  if (!call.id) {
+    // Older Claude Code (mid-2025) sent no tool_use_id: key the events on the call's content
+    // and time instead. A later replay cannot match these keys; see docs/activity.md.
+    const key = `hook:${ctx.sessionId}:${now}:${Bun.hash(JSON.stringify([call.name, call.input])).toString(36)}`;
+    drafts = drafts.map((d) => ({ ...d, key }));
+  }
+  if (drafts.length === 0) return;
+  insertEvents(
+    ctx.db,
+    {
+      sessionId: resolveLive(ctx.db, ctx.sessionId).id,
+      originSessionId: ctx.sessionId,
+      project: ctx.project,
+      turnNumber: null,
+    },
+    drafts,
+  );
+}

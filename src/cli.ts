@@ -13,16 +13,20 @@ const hookEvent =
     ? argv[1]
     : HOOK_ALIASES[first];
 
-if (argv.length === 1 && (first === "--version" || first === "-v")) {
-  const { VERSION } = await import("./version.ts");
-  console.log(VERSION);
-} else if (hookEvent !== undefined && (first === "hook" || argv.length === 1)) {
-  const { runHookProcess } = await import("./hooks/run.ts");
-  await runHookProcess(hookEvent);
-} else {
-  // citty decides on colour when it is imported: settle it first, from the real stdout.
-  const { isatty } = await import("node:tty");
-  if (!isatty(1) && process.env.FORCE_COLOR === undefined) process.env.NO_COLOR ??= "1";
-  const { runCli } = await import("./main.ts");
-  await runCli(argv);
+async function main(): Promise<void> {
+  if (argv.length === 1 && (first === "--version" || first === "-v")) {
+    const { VERSION } = await import("./version.ts");
+    console.log(VERSION);
+  } else if (hookEvent !== undefined && (first === "hook" || argv.length === 1)) {
+    const { runHookProcess } = await import("./hooks/run.ts");
+    await runHookProcess(hookEvent);
+  } else {
+    // citty decides on colour when it is imported: settle it first, from the real stdout.
+    const { isatty } = await import("node:tty");
+    if (!isatty(1) && process.env.FORCE_COLOR === undefined) process.env.NO_COLOR ??= "1";
+    const { runCli } = await import("./main.ts");
+    await runCli(argv);
+  }
 }
+
+void main();

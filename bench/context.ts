@@ -17,7 +17,7 @@ import { measure, ROOT, round, WORK } from "./lib.ts";
 
 export const BENCH_TURNS = 100_000;
 export const BENCH_CHAINS = 100;
-const DB_VERSION = "v1";
+const DB_VERSION = "v2";
 
 function words(n: number, salt: number): string {
   const vocab = [

@@ -16,6 +16,8 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_project ON sessions(project, updated_at);
 CREATE INDEX sessions_merged_into ON sessions(merged_into);
 
+-- A chain is the set of turns whose session_id is its live end; bodies and details belong to
+-- it through their turn, so a merge re-parents the turn rows only, never the large text rows.
 CREATE TABLE turns (
   id INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL,
@@ -32,19 +34,16 @@ CREATE INDEX turns_session_started ON turns(session_id, started_at, origin_sessi
 CREATE TABLE bodies (
   id INTEGER PRIMARY KEY,
   turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
-  session_id TEXT NOT NULL,
   origin_session_id TEXT NOT NULL,
   role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
   text TEXT NOT NULL,
   final_text TEXT,
   UNIQUE (turn_id, role)
 );
-CREATE INDEX bodies_session ON bodies(session_id);
 
 CREATE TABLE details (
   id INTEGER PRIMARY KEY,
   turn_id INTEGER REFERENCES turns(id) ON DELETE CASCADE,
-  session_id TEXT NOT NULL,
   origin_session_id TEXT NOT NULL,
   source TEXT NOT NULL DEFAULT 'transcript',
   ord INTEGER NOT NULL,
@@ -58,7 +57,6 @@ CREATE TABLE details (
   ikey TEXT NOT NULL UNIQUE
 );
 CREATE INDEX details_turn ON details(turn_id, ord);
-CREATE INDEX details_session ON details(session_id, created_at);
 CREATE INDEX details_origin ON details(origin_session_id, source);
 
 CREATE TABLE skeletons (

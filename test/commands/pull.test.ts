@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { CONTEXT_BUDGET } from "../../src/core/context.ts";
 import { openForWrite } from "../../src/db/open.ts";
+import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { runCli, tempDir } from "../helpers/db.ts";
 import { bakedCommands, fileDigest, isoAt, Jsonl, runBaked, seedChain } from "../helpers/pull.ts";
 
@@ -207,9 +208,7 @@ describe("chains", () => {
     using f = build([prev, next]);
     // Merge by re-parenting, as the handoff does (SPEC §5).
     const db = openForWrite(f.db);
-    for (const table of ["turns", "bodies", "details"])
-      db.query(`UPDATE ${table} SET session_id = 'next' WHERE session_id = 'prev'`).run();
-    db.query("UPDATE sessions SET merged_into = 'next' WHERE id = 'prev'").run();
+    mergeChain(db, "prev", "next");
     db.close();
     const chain = [...keys("prev", 1, 12), ...keys("next", 1, 14)];
     const ctx = expectPartition(f.db, "next", chain);

@@ -115,12 +115,12 @@ export function seedChain(
      VALUES ($s, $o, $n, $start, $end, $uc, $ac) RETURNING id`,
   );
   const insBody = db.query(
-    `INSERT INTO bodies (turn_id, session_id, origin_session_id, role, text, final_text)
-     VALUES ($t, $s, $o, $role, $text, $final)`,
+    `INSERT INTO bodies (turn_id, origin_session_id, role, text, final_text)
+     VALUES ($t, $o, $role, $text, $final)`,
   );
   const insDetail = db.query(
-    `INSERT INTO details (turn_id, session_id, origin_session_id, ord, kind, tool_name, tool_use_id, input, output, created_at, ikey)
-     VALUES ($t, $s, $o, $ord, $kind, $tool, $tuid, $input, $output, $at, $ikey)`,
+    `INSERT INTO details (turn_id, origin_session_id, ord, kind, tool_name, tool_use_id, input, output, created_at, ikey)
+     VALUES ($t, $o, $ord, $kind, $tool, $tuid, $input, $output, $at, $ikey)`,
   );
   const insSkeleton = db.query(
     "INSERT INTO skeletons (turn_id, summary, backend, created_at) VALUES ($t, $summary, 'extractive', $at)",
@@ -145,10 +145,9 @@ export function seedChain(
         uc: t.user.length,
         ac: t.assistant.length,
       }) as { id: number };
-      insBody.run({ t: id, s: live, o: origin, role: "user", text: t.user, final: null });
+      insBody.run({ t: id, o: origin, role: "user", text: t.user, final: null });
       insBody.run({
         t: id,
-        s: live,
         o: origin,
         role: "assistant",
         text: t.assistant,
@@ -157,7 +156,6 @@ export function seedChain(
       (t.tools ?? []).forEach((tool, ord) => {
         insDetail.run({
           t: id,
-          s: live,
           o: origin,
           ord,
           kind: "tool_input",

@@ -60,14 +60,13 @@ export function upsertTurn(db: Database, t: TurnWrite): number {
     });
   const id = row!.id;
   const body = db.query(
-    `INSERT INTO bodies (turn_id, session_id, origin_session_id, role, text, final_text)
-     VALUES ($turn, $session, $origin, $role, $text, $final)
+    `INSERT INTO bodies (turn_id, origin_session_id, role, text, final_text)
+     VALUES ($turn, $origin, $role, $text, $final)
      ON CONFLICT(turn_id, role) DO UPDATE SET text = excluded.text, final_text = excluded.final_text
      WHERE bodies.text IS NOT excluded.text OR bodies.final_text IS NOT excluded.final_text`,
   );
   body.run({
     turn: id,
-    session: t.sessionId,
     origin: t.originSessionId,
     role: "user",
     text: t.user,
@@ -75,7 +74,6 @@ export function upsertTurn(db: Database, t: TurnWrite): number {
   });
   body.run({
     turn: id,
-    session: t.sessionId,
     origin: t.originSessionId,
     role: "assistant",
     text: t.assistant,
@@ -101,13 +99,12 @@ export function replaceDetails(
       turn: scope.turnId,
     });
   const ins = db.query(
-    `INSERT INTO details (turn_id, session_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
-     VALUES ($turn, $session, $origin, 'transcript', $ord, $kind, $tool, $tuid, $input, $output, $err, $created, $ikey)`,
+    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+     VALUES ($turn, $origin, 'transcript', $ord, $kind, $tool, $tuid, $input, $output, $err, $created, $ikey)`,
   );
   details.forEach((d, ord) => {
     ins.run({
       turn: scope.turnId,
-      session: scope.sessionId,
       origin: scope.originSessionId,
       ord,
       kind: d.kind,
@@ -158,11 +155,10 @@ export function upsertSubagentDetail(
 ): void {
   db.query("DELETE FROM details WHERE ikey = $ikey").run({ ikey: d.key });
   db.query(
-    `INSERT INTO details (turn_id, session_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
-     VALUES ($turn, $session, $origin, 'subagent', 0, $kind, $tool, NULL, $input, $output, 0, $created, $ikey)`,
+    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+     VALUES ($turn, $origin, 'subagent', 0, $kind, $tool, NULL, $input, $output, 0, $created, $ikey)`,
   ).run({
     turn: d.turnId,
-    session: d.sessionId,
     origin: d.originSessionId,
     kind: d.detail.kind,
     tool: d.detail.toolName,

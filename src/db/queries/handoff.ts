@@ -64,13 +64,15 @@ export function deleteBaton(db: Database, project: string): void {
   db.query("DELETE FROM handoff_batons WHERE project = $project").run({ project });
 }
 
-/** Re-parent a whole chain: every memory row of `from` now belongs to `to`; origins are kept. */
+/**
+ * Re-parent a whole chain: every memory row of `from` now belongs to `to`; origins are kept.
+ * Bodies and details follow their turn, so only turn and event rows are rewritten.
+ */
 export function mergeChain(db: Database, from: string, to: string): number {
   const moved = db
     .query("UPDATE turns SET session_id = $to WHERE session_id = $from")
     .run({ from, to }).changes;
-  for (const table of ["bodies", "details", "events"] as const)
-    db.query(`UPDATE ${table} SET session_id = $to WHERE session_id = $from`).run({ from, to });
+  db.query("UPDATE events SET session_id = $to WHERE session_id = $from").run({ from, to });
   db.query("UPDATE sessions SET merged_into = $to WHERE id = $from").run({ from, to });
   return moved;
 }

@@ -44,9 +44,9 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     fts: "bodies_fts",
     text: "b.text",
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
-    chain: "b.session_id = $scope",
+    chain: "b.turn_id IN (SELECT id FROM turns WHERE session_id = $scope)",
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
-    hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, b.session_id AS session,
+    hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, t.session_id AS session,
             t.origin_session_id AS origin, t.turn_number, t.started_at AS at, t.started_at AS ts
           FROM bodies b JOIN turns t ON t.id = b.turn_id`,
   },
@@ -56,11 +56,14 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     fts: "details_fts",
     text: "substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768)",
     ts: "d.created_at",
-    chain: "d.session_id = $scope",
+    // Rows without a turn (content before a transcript's first prompt) follow their origin session.
+    chain: `(d.turn_id IN (SELECT id FROM turns WHERE session_id = $scope)
+             OR (d.turn_id IS NULL AND d.origin_session_id IN
+                 (SELECT origin_session_id FROM turns WHERE session_id = $scope UNION SELECT $scope)))`,
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
             substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
-            d.session_id AS session, d.origin_session_id AS origin, t.turn_number,
+            coalesce(t.session_id, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
             coalesce(t.started_at, d.created_at) AS at, d.created_at AS ts
           FROM details d LEFT JOIN turns t ON t.id = d.turn_id`,
   },

@@ -34,7 +34,10 @@ function printSession(db: Database, id: string, json: boolean): void {
         }
       : null,
   };
-  if (json) return printJson(report);
+  if (json) {
+    printJson(report);
+    return;
+  }
   console.log(`session ${id}${live.id !== id ? ` (merged; live end ${live.id})` : ""}`);
   console.log(
     renderTable(

@@ -13,11 +13,37 @@ const hookEvent =
     ? argv[1]
     : HOOK_ALIASES[first];
 
+/**
+ * `claude -p` cancels async hooks still running ~50 ms after Stop and exits, which would lose
+ * the last turn of every one-shot session. Stop and SubagentStop therefore hand their stdin to
+ * a detached worker at once, before anything else is loaded, and exit 0. The worker's errors
+ * (a bad payload included) are recorded in `hook_errors`; `THROUGHLINE_DETACH=0` turns this off.
+ */
+const DETACHED = new Set(["stop", "subagent-stop"]);
+
+async function detach(event: string): Promise<void> {
+  const { spawn } = await import("node:child_process");
+  const self = Bun.main.startsWith("/$bunfs/") ? [] : [Bun.main];
+  spawn(process.execPath, [...self, "hook", event], {
+    detached: true,
+    stdio: ["inherit", "ignore", "ignore"],
+    env: { ...process.env, THROUGHLINE_HOOK_WORKER: "1" },
+  }).unref();
+}
+
 async function main(): Promise<void> {
   if (argv.length === 1 && (first === "--version" || first === "-v")) {
     const { VERSION } = await import("./version.ts");
     console.log(VERSION);
   } else if (hookEvent !== undefined && (first === "hook" || argv.length === 1)) {
+    if (
+      DETACHED.has(hookEvent) &&
+      process.env.THROUGHLINE_HOOK_WORKER !== "1" &&
+      process.env.THROUGHLINE_DETACH !== "0"
+    ) {
+      await detach(hookEvent);
+      return;
+    }
     const { runHookProcess } = await import("./hooks/run.ts");
     await runHookProcess(hookEvent);
   } else {

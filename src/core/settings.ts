@@ -18,6 +18,8 @@ export const HOOK_SPECS: readonly HookSpec[] = [
   { event: "UserPromptSubmit", sub: "user-prompt-submit", async: false, timeout: 10 },
   { event: "Stop", sub: "stop", async: true, timeout: 30 },
   { event: "PostToolUse", sub: "post-tool-use", async: true, timeout: 10, matcher: "*" },
+  // A failed tool call fires PostToolUseFailure instead of PostToolUse (Claude Code 2.1.x).
+  { event: "PostToolUseFailure", sub: "post-tool-use", async: true, timeout: 10, matcher: "*" },
   { event: "PreCompact", sub: "pre-compact", async: false, timeout: 30 },
   { event: "SessionEnd", sub: "session-end", async: false, timeout: 2 },
   { event: "SubagentStop", sub: "subagent-stop", async: true, timeout: 30 },

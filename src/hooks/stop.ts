@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { hasLastMessage, ingestSession } from "../capture/session.ts";
 import { WINDOW_TURNS } from "../core/context.ts";
 import { redact } from "../core/redact.ts";
@@ -14,6 +15,11 @@ const POLL_MS = 50;
 export default async function stop(ctx: HookContext): Promise<undefined> {
   const path = ctx.transcriptPath;
   if (!path) throw new ThroughlineError("E_PAYLOAD", "payload has no transcript_path");
+  // Claude Code writes the transcript on a short timer: after a very fast reply, Stop can fire
+  // before the file exists. Wait for it within the same bounded allowance as the flush race.
+  // Real elapsed time, not ctx.now(): tests drive a frozen clock.
+  const fileDeadline = performance.now() + FLUSH_WAIT_MS;
+  while (!existsSync(path) && performance.now() < fileDeadline) await Bun.sleep(POLL_MS);
   const opts = { path, sessionId: ctx.sessionId, project: ctx.project, now: ctx.now() };
   const res = ingestSession(ctx.db, opts);
   await waitForFlush(ctx, opts, res.newestFinalText);
@@ -39,9 +45,9 @@ async function waitForFlush(
   let newest = fromFirstRead ?? storedFinalText(ctx.db, ctx.sessionId);
   const wanted = fromFirstRead === null ? redact(last) : last;
   const waitMs = Number(ctx.env.THROUGHLINE_FLUSH_WAIT_MS ?? FLUSH_WAIT_MS);
-  const deadline = ctx.now() + (Number.isFinite(waitMs) ? Math.min(waitMs, FLUSH_WAIT_MS) : FLUSH_WAIT_MS);
+  const deadline = performance.now() + (Number.isFinite(waitMs) ? Math.min(waitMs, FLUSH_WAIT_MS) : FLUSH_WAIT_MS);
   while (!hasLastMessage(newest, wanted) && !hasLastMessage(newest, last)) {
-    if (ctx.now() >= deadline) {
+    if (performance.now() >= deadline) {
       // Store what is there; the next Stop or the next session's handoff finishes the turn.
       recordHookError(
         ctx.db,

@@ -45,6 +45,7 @@ describe("install / uninstall (SPEC §9)", () => {
     const events = Object.keys(once.hooks).sort();
     expect(events).toEqual([
       "PostToolUse",
+      "PostToolUseFailure",
       "PreCompact",
       "SessionEnd",
       "SessionStart",
@@ -121,7 +122,7 @@ describe("install / uninstall (SPEC §9)", () => {
     expect(r.exitCode).toBe(0);
     expect(readFileSync(s.file, "utf8")).toBe(before);
     const proj = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
-    expect(Object.keys(proj.hooks)).toHaveLength(7);
+    expect(Object.keys(proj.hooks)).toHaveLength(8);
     expect(existsSync(join(project, ".claude", "commands", "tl.md"))).toBe(true);
   });
 

@@ -700,6 +700,28 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
   );
 
   // -------------------------------------------------------------------------------------------
+  // A one-shot `claude -p` that is not held open: the client cancels async hooks as it exits,
+  // so this proves the detached Stop worker stores the turn anyway.
+
+  test(
+    "a plain claude -p (not held open) still stores its turn: the Stop worker outlives the client",
+    async () => {
+      const h = await newHome();
+      expect(installHooks(h, "install")).toBe("install");
+      const tag = nonce();
+      const prompt = `One-shot question ${tag}`;
+      const reply = `One-shot answer ${tag}.`;
+      h.standIn.setScript(scriptedTurns({ [prompt]: [reply] }));
+      const r = await runPrint(h, prompt, {});
+      expect(r.exitCode).toBe(0);
+      expect(r.result).toBe(reply);
+      await waitStored(h, r.sessionId, prompt, reply);
+      expect(turnCount(h, r.sessionId)).toBe(1);
+    },
+    LONG,
+  );
+
+  // -------------------------------------------------------------------------------------------
   // The bench helper keeps working.
 
   test(

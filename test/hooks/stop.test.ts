@@ -47,13 +47,13 @@ describe("hook stop: contract (SPEC §9)", () => {
 
   test("as a process: exit 1, never 2, one line on stderr, nothing on stdout", () => {
     using dir = tempDir();
-    const r = runCli(["hook", "stop"], { stdin: "not json", env: envFor(dir.path) });
+    const r = runCli(["hook", "stop"], { stdin: "not json", env: { ...envFor(dir.path), THROUGHLINE_DETACH: "0" } });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe("throughline hook stop: stdin is not JSON\n");
   });
 
-  test("the process-turn alias runs the same hook", () => {
+  test("the process-turn alias runs the same hook, in a detached worker that outlives the client", async () => {
     using dir = tempDir();
     const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000001");
     t.user("hello").say("hi");
@@ -62,7 +62,58 @@ describe("hook stop: contract (SPEC §9)", () => {
     const payload = { session_id: t.sessionId, transcript_path: path, cwd: "/p", hook_event_name: "Stop" };
     const r = runCli(["process-turn"], { stdin: JSON.stringify(payload), env: envFor(dir.path) });
     expect(r).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    // The foreground process has exited; the worker stores the turn shortly after.
+    let turns = 0;
+    for (let i = 0; i < 200 && turns === 0; i++) {
+      await Bun.sleep(25);
+      if (!existsSync(join(dir.path, "tl.db"))) continue;
+      const db = new Database(join(dir.path, "tl.db"), { readonly: true });
+      try {
+        turns = count(db, "SELECT count(*) n FROM turns");
+      } catch {
+        // schema not created yet by the worker
+      } finally {
+        db.close();
+      }
+    }
+    expect(turns).toBe(1);
+  });
+
+  test("THROUGHLINE_DETACH=0 runs the hook in the foreground", () => {
+    using dir = tempDir();
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000007");
+    t.user("hello").say("hi");
+    const path = join(dir.path, "t.jsonl");
+    writeFileSync(path, t.text());
+    const payload = { session_id: t.sessionId, transcript_path: path, cwd: "/p", hook_event_name: "Stop" };
+    const r = runCli(["hook", "stop"], {
+      stdin: JSON.stringify(payload),
+      env: { ...envFor(dir.path), THROUGHLINE_DETACH: "0" },
+    });
+    expect(r.exitCode).toBe(0);
     const db = new Database(join(dir.path, "tl.db"), { readonly: true });
+    expect(count(db, "SELECT count(*) n FROM turns")).toBe(1);
+    db.close();
+  });
+
+  test("a transcript that appears a little after Stop fires is waited for", async () => {
+    using dir = tempDir();
+    const env = envFor(dir.path);
+    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000008");
+    t.user("quick").say("answer");
+    const path = join(dir.path, "late.jsonl");
+    const later = setTimeout(() => writeFileSync(path, t.text()), 150);
+    const payload = {
+      session_id: t.sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+      last_assistant_message: "answer",
+    };
+    const out = await runHook("stop", JSON.stringify(payload), env);
+    clearTimeout(later);
+    expect(out).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    const db = new Database(env.THROUGHLINE_DB, { readonly: true });
     expect(count(db, "SELECT count(*) n FROM turns")).toBe(1);
     db.close();
   });
@@ -212,5 +263,27 @@ describe("L1 summaries (SPEC §6)", () => {
       error: "exit 3: boom",
     });
     db.close();
+  });
+});
+
+describe("hook stop: detached worker", () => {
+  test("bad stdin: the client sees exit 0 at once; the worker records the error in hook_errors", async () => {
+    using dir = tempDir();
+    const r = runCli(["hook", "stop"], { stdin: "not json", env: envFor(dir.path) });
+    expect(r).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    let errors: { message: string }[] = [];
+    for (let i = 0; i < 200 && errors.length === 0; i++) {
+      await Bun.sleep(25);
+      if (!existsSync(join(dir.path, "tl.db"))) continue;
+      const db = new Database(join(dir.path, "tl.db"), { readonly: true });
+      try {
+        errors = db.query("SELECT message FROM hook_errors").all() as { message: string }[];
+      } catch {
+        // the worker has not created the schema yet
+      } finally {
+        db.close();
+      }
+    }
+    expect(errors).toEqual([{ message: "throughline hook stop: stdin is not JSON" }]);
   });
 });

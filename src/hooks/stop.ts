@@ -45,7 +45,8 @@ async function waitForFlush(
   let newest = fromFirstRead ?? storedFinalText(ctx.db, ctx.sessionId);
   const wanted = fromFirstRead === null ? redact(last) : last;
   const waitMs = Number(ctx.env.THROUGHLINE_FLUSH_WAIT_MS ?? FLUSH_WAIT_MS);
-  const deadline = performance.now() + (Number.isFinite(waitMs) ? Math.min(waitMs, FLUSH_WAIT_MS) : FLUSH_WAIT_MS);
+  const deadline =
+    performance.now() + (Number.isFinite(waitMs) ? Math.min(waitMs, FLUSH_WAIT_MS) : FLUSH_WAIT_MS);
   while (!hasLastMessage(newest, wanted) && !hasLastMessage(newest, last)) {
     if (performance.now() >= deadline) {
       // Store what is there; the next Stop or the next session's handoff finishes the turn.

@@ -47,7 +47,10 @@ describe("hook stop: contract (SPEC §9)", () => {
 
   test("as a process: exit 1, never 2, one line on stderr, nothing on stdout", () => {
     using dir = tempDir();
-    const r = runCli(["hook", "stop"], { stdin: "not json", env: { ...envFor(dir.path), THROUGHLINE_DETACH: "0" } });
+    const r = runCli(["hook", "stop"], {
+      stdin: "not json",
+      env: { ...envFor(dir.path), THROUGHLINE_DETACH: "0" },
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe("throughline hook stop: stdin is not JSON\n");

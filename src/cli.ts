@@ -48,8 +48,8 @@ async function main(): Promise<void> {
     await runHookProcess(hookEvent);
   } else {
     // citty decides on colour when it is imported: settle it first, from the real stdout.
-    const { isatty } = await import("node:tty");
-    if (!isatty(1) && process.env.FORCE_COLOR === undefined) process.env.NO_COLOR ??= "1";
+    const { stdoutIsTty } = await import("./render/tty.ts");
+    if (!stdoutIsTty() && process.env.FORCE_COLOR === undefined) process.env.NO_COLOR ??= "1";
     const { runCli } = await import("./main.ts");
     await runCli(argv);
   }

@@ -1,14 +1,14 @@
-import { isatty } from "node:tty";
 import { parseIsoInstant } from "../core/clock.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type Style, styleFor } from "../render/pull.ts";
+import { stdoutIsTty } from "../render/tty.ts";
 
 /**
- * Style for pull output, decided once from fd 1 with `isatty`: touching `process.stdout`
+ * Style for pull output, decided once from fd 1 (see render/tty.ts): touching `process.stdout`
  * would set up Node's stream stack, about 20 ms on a cold start (STYLE.md measurements).
  */
 export function terminalColors(): Style {
-  return styleFor(process.env, isatty(1));
+  return styleFor(process.env, stdoutIsTty());
 }
 
 /** A count flag (`--last`, `--skip`, `--limit`): a whole number ≥ 0, or the fallback when absent. */

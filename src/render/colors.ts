@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { stdoutIsTty } from "./tty.ts";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -9,5 +10,5 @@ export function colorsFor(env: Record<string, string | undefined>, isTty: boolea
 }
 
 export function stdoutColors(): Colors {
-  return colorsFor(process.env, process.stdout.isTTY === true);
+  return colorsFor(process.env, stdoutIsTty());
 }

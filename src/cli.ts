@@ -15,20 +15,49 @@ const hookEvent =
 
 /**
  * `claude -p` cancels async hooks still running ~50 ms after Stop and exits, which would lose
- * the last turn of every one-shot session. Stop and SubagentStop therefore hand their stdin to
- * a detached worker at once, before anything else is loaded, and exit 0. The worker's errors
- * (a bad payload included) are recorded in `hook_errors`; `THROUGHLINE_DETACH=0` turns this off.
+ * the last turn of every one-shot session. Stop and SubagentStop therefore check the payload's
+ * shape, hand it to a detached worker that outlives the client, and exit 0, all before the
+ * hook code is loaded. A payload that fails the check takes the normal path (exit 1, one
+ * stderr line, a `hook_errors` row). `THROUGHLINE_DETACH=0` turns detaching off.
  */
 const DETACHED = new Set(["stop", "subagent-stop"]);
 
+function looksLikePayload(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as { session_id?: unknown } | null;
+    return (
+      typeof v === "object" &&
+      v !== null &&
+      !Array.isArray(v) &&
+      typeof v.session_id === "string" &&
+      v.session_id !== ""
+    );
+  } catch {
+    return false;
+  }
+}
+
 async function detach(event: string): Promise<void> {
+  // The client sends SIGTERM ~15 ms after starting an async hook as it exits: outlast it just
+  // long enough to hand the payload over.
+  process.on("SIGTERM", () => {});
+  process.on("SIGHUP", () => {});
+  const { readPayloadText } = await import("./hooks/stdin.ts");
+  const text = await readPayloadText();
+  if (!looksLikePayload(text)) {
+    const { runHookProcess } = await import("./hooks/run.ts");
+    await runHookProcess(event, text);
+    return;
+  }
   const { spawn } = await import("node:child_process");
   const self = Bun.main.startsWith("/$bunfs/") ? [] : [Bun.main];
-  spawn(process.execPath, [...self, "hook", event], {
+  const child = spawn(process.execPath, [...self, "hook", event], {
     detached: true,
-    stdio: ["inherit", "ignore", "ignore"],
+    stdio: ["pipe", "ignore", "ignore"],
     env: { ...process.env, THROUGHLINE_HOOK_WORKER: "1" },
-  }).unref();
+  });
+  child.stdin?.end(text);
+  child.unref();
 }
 
 async function main(): Promise<void> {

@@ -10,6 +10,7 @@ import { databasePath, type Env, normalizeProject } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { recordHookError } from "../db/queries/sessions.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
+import { readPayloadText } from "./stdin.ts";
 
 export interface HookPayload extends JsonObject {}
 
@@ -116,11 +117,12 @@ export async function runHook(
   }
 }
 
-export async function runHookProcess(event: string): Promise<void> {
+/** `stdinText` when the caller already read stdin (src/cli.ts, deciding whether to detach). */
+export async function runHookProcess(event: string, stdinText?: string): Promise<void> {
   const env = process.env;
   let out: HookOutcome;
   try {
-    const text = env[INSIDE_SUMMARIZER_ENV] === "1" ? "" : await Bun.stdin.text();
+    const text = env[INSIDE_SUMMARIZER_ENV] === "1" ? "" : (stdinText ?? (await readPayloadText()));
     out = await runHook(event, text, env);
   } catch (err) {
     // Last line of defence: a hook never prints a stack trace and never exits 2.

@@ -129,9 +129,10 @@ function lastRange(n: number, unit: number, now: number): TimeRange {
   return { from: now - n * unit, to: now, label: n === 1 ? `the last ${one}` : `the last ${n} ${many}` };
 }
 
+/** Days and clock times are UTC, like every time throughline prints (see core/clock.ts). */
 function startOfDay(ms: number, offsetDays = 0): number {
   const d = new Date(ms);
-  return new Date(d.getFullYear(), d.getMonth(), d.getDate() + offsetDays).getTime();
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + offsetDays);
 }
 
 const CLOCK = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?(am|pm)?$/;
@@ -147,14 +148,14 @@ function sinceClock(text: string, now: number): number | null {
   if (m[4] === "am" && h === 12) h = 0;
   if (h > 23 || min > 59 || s > 59) return null;
   const d = new Date(now);
-  let at = new Date(d.getFullYear(), d.getMonth(), d.getDate(), h, min, s).getTime();
-  if (at > now) at = new Date(d.getFullYear(), d.getMonth(), d.getDate() - 1, h, min, s).getTime();
+  let at = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), h, min, s);
+  if (at > now) at = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - 1, h, min, s);
   return at;
 }
 
 function sinceDate(text: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (m) return new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3])).getTime();
+  if (m) return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
     const ms = Date.parse(text);
     return Number.isFinite(ms) ? ms : null;

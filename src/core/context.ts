@@ -128,6 +128,8 @@ export function detailLabels(details: readonly DetailCount[], notes: number): st
   const counts = new Map<string, number>();
   for (const d of details) {
     if (d.kind === "tool_output") continue; // paired with its tool_input
+    // Claude Code's own context injections (skill listings, hook successes) are not the turn's work.
+    if (d.kind === "attachment" || d.kind === "hook") continue;
     const label = d.kind === "tool_input" ? (d.toolName ?? "tool") : (KIND_LABELS[d.kind] ?? d.kind);
     counts.set(label, (counts.get(label) ?? 0) + d.count);
   }

@@ -340,6 +340,19 @@ describe("turn lines", () => {
       ).at(-1),
       "4 more",
     ],
+    [
+      "labels skip Claude Code's own attachments and hook output",
+      detailLabels(
+        [
+          { kind: "attachment", toolName: "skill_listing", count: 2 },
+          { kind: "hook", toolName: "hook_success", count: 1 },
+          { kind: "tool_input", toolName: "Bash", count: 2 },
+          { kind: "thinking", toolName: null, count: 1 },
+        ],
+        1,
+      ),
+      ["1 earlier note", "Bash ×2", "thinking"],
+    ],
     ["oneLine", oneLine("a\n\n b\tc", 600), "a b c"],
     ["oneLine cut", oneLine("abcdefghij", 6), "abcd …"],
     ["cutChars surrogate", cutChars("ab🎉", 3), "ab"],

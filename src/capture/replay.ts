@@ -70,10 +70,22 @@ function counts(db: Database, origin: string): { turns: number; details: number;
   };
 }
 
-export function replay(db: Database, paths: string[], now: () => number = Date.now): ReplayReport {
+export interface ReplayOptions {
+  now?: () => number;
+  /** Keep only the files this accepts (import's --project and --since). */
+  filter?: (file: string) => boolean;
+  /** Called after each file: how many are done out of how many. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export function replay(db: Database, paths: string[], opts: ReplayOptions = {}): ReplayReport {
+  const now = opts.now ?? Date.now;
   const t0 = performance.now();
-  const files: string[] = [];
-  for (const p of paths) collect(p, files);
+  const all: string[] = [];
+  for (const p of paths) collect(p, all);
+  const files = opts.filter ? all.filter(opts.filter) : all;
+  let done = 0;
+  const tick = () => opts.onProgress?.(++done, files.length);
   const subagents = files.filter(isSubagentFile);
   const mains = files.filter((f) => !subagents.includes(f));
   const sessions: ReplaySession[] = [];
@@ -90,6 +102,7 @@ export function replay(db: Database, paths: string[], now: () => number = Date.n
       skipped_lines: r.skippedLines,
       bytes: statSync(file).size,
     });
+    tick();
   }
   for (const file of subagents) {
     const r = ingestSubagent(db, file, now());
@@ -103,6 +116,7 @@ export function replay(db: Database, paths: string[], now: () => number = Date.n
       skipped_lines: r.skippedLines,
       bytes: statSync(file).size,
     });
+    tick();
   }
   const sum = (k: keyof Omit<ReplaySession, "session_id" | "file">) => sessions.reduce((a, s) => a + s[k], 0);
   return {

@@ -20,7 +20,7 @@ beforeAll(() => {
   dir = tempDir("tl-golden-");
   db = join(dir.path, "throughline.db");
   const w = openForWrite(db);
-  replay(w, [PULL_FIXTURE], () => Date.parse("2026-03-02T02:00:00Z"));
+  replay(w, [PULL_FIXTURE], { now: () => Date.parse("2026-03-02T02:00:00Z") });
   // Two of the four older turns have an L1 summary; a third failed to summarize.
   w.query(
     `INSERT INTO skeletons (turn_id, summary, backend, error, created_at)

@@ -1,0 +1,78 @@
+import { existsSync, fstatSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { defineCommand } from "citty";
+import { replay } from "../capture/replay.ts";
+import { claudeConfigDir, databasePath } from "../core/paths.ts";
+import { openForWrite } from "../db/open.ts";
+import { ThroughlineError } from "../errors.ts";
+import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+
+/** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
+export function projectFolder(dir: string): string {
+  return resolve(dir).replace(/[^A-Za-z0-9]/g, "-");
+}
+
+function stderrIsTty(): boolean {
+  try {
+    return fstatSync(2).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+export default defineCommand({
+  meta: {
+    name: "import",
+    description:
+      "Ingest your existing Claude Code history ($CLAUDE_CONFIG_DIR/projects); resumable and idempotent",
+  },
+  args: {
+    project: { type: "string", description: "Only the sessions of this project directory", valueHint: "dir" },
+    since: {
+      type: "string",
+      description: "Only transcripts written since this date (YYYY-MM-DD or ISO)",
+      valueHint: "date",
+    },
+    ...dbArgs,
+    ...jsonArgs,
+  },
+  run({ args }) {
+    const root = join(claudeConfigDir(process.env), "projects");
+    if (!existsSync(root)) throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history at ${root}`);
+    let since: number | null = null;
+    if (args.since) {
+      since = Date.parse(args.since);
+      if (!Number.isFinite(since)) throw new ThroughlineError("E_ARGS", `--since: not a date: ${args.since}`);
+    }
+    const folder = args.project ? `/${projectFolder(args.project)}/` : null;
+    const paths = folder ? [join(root, folder)] : [root];
+    if (folder && !existsSync(paths[0]!))
+      throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history for ${args.project}`);
+    const progress = !args.json && stderrIsTty();
+    const db = openForWrite(databasePath(process.env, args.db));
+    try {
+      const report = replay(db, paths, {
+        ...(since === null ? {} : { filter: (f: string) => statSync(f).mtimeMs >= (since as number) }),
+        ...(progress
+          ? {
+              onProgress: (done: number, total: number) => {
+                const width = 30;
+                const fill = Math.round((done / Math.max(1, total)) * width);
+                process.stderr.write(
+                  `\r[${"#".repeat(fill)}${" ".repeat(width - fill)}] ${done}/${total} transcripts`,
+                );
+                if (done === total) process.stderr.write("\n");
+              },
+            }
+          : {}),
+      });
+      if (args.json) return printJson({ ...report, schema: "throughline.import.v1" });
+      const t = report.totals;
+      console.log(
+        `Imported ${t.files} transcripts: ${t.sessions} sessions, ${t.turns} turns, ${t.details} details, ${t.events} events, ${t.skipped_lines} skipped lines (${report.elapsed_ms} ms).`,
+      );
+    } finally {
+      db.close();
+    }
+  },
+});

@@ -157,10 +157,15 @@ export async function benchActivity(opts: {
   const built = round((performance.now() - t0) / 1000, 1);
   const env = { THROUGHLINE_DB: path, NO_COLOR: "1" };
   const out: Record<string, { median_ms: number; ratio: number; goal?: string; note?: string }> = {};
-  const add = (name: string, r: { median_ms: number }, goal: string, note?: string) => {
+  const add = (
+    name: string,
+    r: { median_ms: number; paired_ratio?: number },
+    goal: string,
+    note?: string,
+  ) => {
     out[name] = {
       median_ms: r.median_ms,
-      ratio: round(r.median_ms / opts.floorMs),
+      ratio: r.paired_ratio ?? round(r.median_ms / opts.floorMs),
       goal,
       ...(note ? { note } : {}),
     };

@@ -72,7 +72,8 @@ function stopFixture(name: string, turns: number, bytesPerTurn: number) {
 export async function benchHooks(opts: { bin: string; runs: number }) {
   const out: Record<string, { median_ms: number; p95_ms: number; runs: number; note?: string }> = {};
   const runDb = join(WORK, "run.db");
-  const env = { THROUGHLINE_DB: runDb };
+  // Measure the work itself: a detached Stop worker would still be running when the next run starts.
+  const env = { THROUGHLINE_DB: runDb, THROUGHLINE_DETACH: "0" };
 
   // UserPromptSubmit with no pending handoff: the price of every ordinary prompt.
   removeDb(runDb);

@@ -37,21 +37,42 @@ export function timeOnce(
 }
 
 /** Median of `runs` timed runs after one warm-up; `before` runs untimed before each run. */
+let pairedFloor: string | null = null;
+
+/**
+ * Pair every timed run with a floor run just before it: the ratio is then the median of
+ * per-pair ratios, which a shared machine's drift (the floor moved 6–12 ms within one bench
+ * run here) does not skew the way one floor median taken at the start does.
+ */
+export function pairWithFloor(floorBin: string): void {
+  pairedFloor = floorBin;
+}
+
 export function measure(
   runs: number,
   cmd: () => string[],
   opts: { stdin?: () => string; env?: Record<string, string>; before?: () => void } = {},
-): { median_ms: number; p95_ms: number; runs: number } {
+): { median_ms: number; p95_ms: number; runs: number; paired_ratio?: number } {
   const xs: number[] = [];
+  const ratios: number[] = [];
   for (let i = 0; i <= runs; i++) {
     opts.before?.();
+    const floorMs = pairedFloor ? timeOnce([pairedFloor], { stdin: "{}" }) : 0;
     const ms = timeOnce(cmd(), {
       ...(opts.stdin ? { stdin: opts.stdin() } : {}),
       ...(opts.env ? { env: opts.env } : {}),
     });
-    if (i > 0) xs.push(ms);
+    if (i > 0) {
+      xs.push(ms);
+      if (pairedFloor) ratios.push(ms / floorMs);
+    }
   }
-  return { median_ms: round(median(xs)), p95_ms: round(p95(xs)), runs };
+  return {
+    median_ms: round(median(xs)),
+    p95_ms: round(p95(xs)),
+    runs,
+    ...(pairedFloor ? { paired_ratio: round(median(ratios)) } : {}),
+  };
 }
 
 export function round(x: number, d = 2): number {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { replay } from "../src/capture/replay.ts";
 import { openForWrite } from "../src/db/open.ts";
 import { benchHooks } from "./hooks.ts";
-import { buildBinary, buildFloor, measure, ROOT, round, WORK } from "./lib.ts";
+import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
 
 const runs = Math.max(20, Number(process.env.BENCH_RUNS ?? 20));
 type Row = {
@@ -18,6 +18,7 @@ type Row = {
   ratio?: number;
   goal?: string;
   note?: string;
+  paired_ratio?: number;
 };
 const results: Record<string, Row> = {};
 const extra: Record<string, unknown> = {};
@@ -26,10 +27,11 @@ console.error("building the floor and the binary…");
 const floorBin = await buildFloor();
 const bin = await buildBinary();
 const floor = measure(runs, () => [floorBin], { stdin: () => "{}" });
+pairWithFloor(floorBin);
 results["floor (compiled no-op)"] = { ...floor, ratio: 1 };
 const ratio = (ms: number) => round(ms / floor.median_ms);
 const add = (name: string, r: Row, goal?: string) => {
-  results[name] = { ...r, ratio: ratio(r.median_ms), ...(goal ? { goal } : {}) };
+  results[name] = { ...r, ratio: r.paired_ratio ?? r.ratio ?? ratio(r.median_ms), ...(goal ? { goal } : {}) };
 };
 
 add(

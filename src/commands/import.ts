@@ -1,23 +1,16 @@
-import { existsSync, fstatSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { replay } from "../capture/replay.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { ThroughlineError } from "../errors.ts";
+import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
 export function projectFolder(dir: string): string {
   return resolve(dir).replace(/[^A-Za-z0-9]/g, "-");
-}
-
-function stderrIsTty(): boolean {
-  try {
-    return fstatSync(2).isCharacterDevice();
-  } catch {
-    return false;
-  }
 }
 
 export default defineCommand({
@@ -48,7 +41,7 @@ export default defineCommand({
     const paths = folder ? [join(root, folder)] : [root];
     if (folder && !existsSync(paths[0]!))
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history for ${args.project}`);
-    const progress = !args.json && stderrIsTty();
+    const progress = !args.json && isTerminal(2);
     const db = openForWrite(databasePath(process.env, args.db));
     try {
       const report = replay(db, paths, {

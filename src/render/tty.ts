@@ -1,14 +1,18 @@
 import { fstatSync } from "node:fs";
 
 /**
- * Is stdout a terminal? `node:tty` costs ~7 ms to load and `process.stdout` ~15 ms to touch in
- * a compiled Bun binary; an fstat of fd 1 costs well under one. A character device is taken
- * for a terminal (so is /dev/null, where colour is harmless); pipes and files are not.
+ * Is this file descriptor a terminal? `node:tty` costs ~7 ms to load and `process.stdout`
+ * ~15 ms to touch in a compiled Bun binary; an fstat costs well under one. A character device
+ * is taken for a terminal (so is /dev/null, where colour is harmless); pipes and files are not.
  */
-export function stdoutIsTty(): boolean {
+export function isTerminal(fd: 1 | 2): boolean {
   try {
-    return fstatSync(1).isCharacterDevice();
+    return fstatSync(fd).isCharacterDevice();
   } catch {
     return false;
   }
+}
+
+export function stdoutIsTty(): boolean {
+  return isTerminal(1);
 }

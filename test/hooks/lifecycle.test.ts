@@ -67,6 +67,30 @@ describe("lifecycle: /clear auto handoff (SPEC §4.1)", () => {
     });
   });
 
+  test("status --session and doctor --session show the chain and the handoff decision", async () => {
+    using dir = tempDir();
+    const h = new HookDriver(dir.path);
+    await session(h, sid(1), 3);
+    await h.fire("session-start", sid(2), { source: "clear" });
+    await h.fire("user-prompt-submit", sid(2), { prompt: "go on" });
+    const status = JSON.parse(runCli(["status", "--session", sid(1), "--json", "--db", h.dbPath]).stdout);
+    expect(status.live_end).toBe(sid(2));
+    expect(status.chain.map((c: { id: string; turns: number }) => [c.id, c.turns])).toEqual([
+      [sid(1), 3],
+      [sid(2), 0],
+    ]);
+    expect(status.last_handoff).toMatchObject({ path: "auto", predecessor: sid(1), reason: null });
+    expect(status.last_injection).toMatchObject({ injected_turns: 3, budget: 9500 });
+    const doc = runCli(["doctor", "--session", sid(2).slice(0, 8), "--json", "--db", h.dbPath]);
+    expect(doc.exitCode).toBe(0);
+    expect(JSON.parse(doc.stdout)).toMatchObject({
+      session_id: sid(2),
+      chain: { merged_into: null, live_end: sid(2), predecessors: [sid(1)] },
+      pending_handoff: null,
+      last_handoff: { path: "auto" },
+    });
+  });
+
   test("the predecessor's last turn that never had a Stop is in the push", async () => {
     using dir = tempDir();
     const h = new HookDriver(dir.path);

@@ -56,14 +56,24 @@ describe("hook stop: contract (SPEC §9)", () => {
     expect(r.stderr).toBe("throughline hook stop: stdin is not JSON\n");
   });
 
+  /** A one-turn transcript in `dir` and the Stop payload that points at it. */
+  function oneTurn(dir: string, sessionId: string): string {
+    const t = new TranscriptBuilder(sessionId);
+    t.user("hello").say("hi");
+    const path = join(dir, "t.jsonl");
+    writeFileSync(path, t.text());
+    return JSON.stringify({
+      session_id: sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+    });
+  }
+
   test("the process-turn alias runs the same hook, in a detached worker that outlives the client", async () => {
     using dir = tempDir();
-    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000001");
-    t.user("hello").say("hi");
-    const path = join(dir.path, "t.jsonl");
-    writeFileSync(path, t.text());
-    const payload = { session_id: t.sessionId, transcript_path: path, cwd: "/p", hook_event_name: "Stop" };
-    const r = runCli(["process-turn"], { stdin: JSON.stringify(payload), env: envFor(dir.path) });
+    const payload = oneTurn(dir.path, "cccccccc-0000-4000-8000-000000000001");
+    const r = runCli(["process-turn"], { stdin: payload, env: envFor(dir.path) });
     expect(r).toEqual({ exitCode: 0, stdout: "", stderr: "" });
     // The foreground process has exited; the worker stores the turn shortly after.
     let turns = 0;
@@ -84,13 +94,9 @@ describe("hook stop: contract (SPEC §9)", () => {
 
   test("THROUGHLINE_DETACH=0 runs the hook in the foreground", () => {
     using dir = tempDir();
-    const t = new TranscriptBuilder("cccccccc-0000-4000-8000-000000000007");
-    t.user("hello").say("hi");
-    const path = join(dir.path, "t.jsonl");
-    writeFileSync(path, t.text());
-    const payload = { session_id: t.sessionId, transcript_path: path, cwd: "/p", hook_event_name: "Stop" };
+    const payload = oneTurn(dir.path, "cccccccc-0000-4000-8000-000000000007");
     const r = runCli(["hook", "stop"], {
-      stdin: JSON.stringify(payload),
+      stdin: payload,
       env: { ...envFor(dir.path), THROUGHLINE_DETACH: "0" },
     });
     expect(r.exitCode).toBe(0);

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { ContextStats } from "../../core/context.ts";
 import type { BatonRow, HandoffPath } from "../../core/handoff.ts";
 
 export interface PendingRow {
@@ -109,18 +110,12 @@ export function lastHandoff(db: Database, sessionId: string): HandoffRow | null 
     .get({ id: sessionId });
 }
 
-export interface InjectionRow {
+/** One push: the stats of SPEC §4.4, as stored (SQLite has no boolean). */
+export type InjectionRow = Omit<ContextStats, "truncated_newest"> & {
   session_id: string;
   created_at: number;
-  total_chars: number;
-  budget: number;
-  injected_turns: number;
-  remaining_turns: number;
-  older_turns: number;
-  older_summarized: number;
   truncated_newest: number;
-  boundary: string | null;
-}
+};
 
 export function recordInjection(db: Database, r: InjectionRow): void {
   db.query(

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
-import { CONTEXT_BUDGET } from "../../src/core/context.ts";
+import { CONTEXT_BUDGET, type ContextStats } from "../../src/core/context.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { runCli, tempDir } from "../helpers/db.ts";
@@ -17,16 +17,7 @@ interface ContextJson {
   schema: string;
   session_id: string;
   text: string;
-  stats: {
-    total_chars: number;
-    budget: number;
-    injected_turns: number;
-    remaining_turns: number;
-    older_turns: number;
-    older_summarized: number;
-    truncated_newest: boolean;
-    boundary: string | null;
-  };
+  stats: ContextStats;
   turns: { turn_key: string; started_at: string }[];
   pull: { l2: string | null; l1: string | null };
 }

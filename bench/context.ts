@@ -9,7 +9,7 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../src/capture/replay.ts";
 import { formatClock } from "../src/core/clock.ts";
-import { CONTEXT_BUDGET, composeContext, renderContext } from "../src/core/context.ts";
+import { CONTEXT_BUDGET, nextOlderTurn, renderContext } from "../src/core/context.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
 import { loadContextInput } from "../src/db/queries/chain.ts";
 import { type SeedTurn, seedChain } from "../test/helpers/pull.ts";
@@ -169,15 +169,8 @@ export function budgetFill(corpus = join(ROOT, "..", "shared", "corpus", "transc
       maxChars = Math.max(maxChars, n);
       if (n > CONTEXT_BUDGET) over++;
       if (out.stats.truncated_newest) truncated++;
-      const p = out.stats.injected_turns;
-      const win = input.window;
-      if (!out.stats.truncated_newest && p < win.length) {
-        const next = win[win.length - p - 1]!;
-        const prev =
-          win.length - p - 2 >= 0 ? win[win.length - p - 2]!.startedAt : input.olderNewestStartedAt;
-        const tie = prev === next.startedAt;
-        if (!tie && composeContext(input, p + 1).length <= CONTEXT_BUDGET) notMaximal.push(file);
-      }
+      if (!out.stats.truncated_newest && nextOlderTurn(input, out.stats.injected_turns) === "would_fit")
+        notMaximal.push(file);
     } finally {
       db.close();
     }

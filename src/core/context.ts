@@ -275,6 +275,23 @@ export function composeContext(input: ContextInput, pushed: number): string {
   return compose(input, fixedParts(input), { pushed, truncatedBlock: null }).text;
 }
 
+/**
+ * What kept the next-older window turn out of a push of `pushed` whole turns: nothing left to
+ * push, a same-millisecond tie with the turn before it (see settleTies), or the budget. A push
+ * is maximal when this never answers "would_fit". Used by the tests and the bench.
+ */
+export function nextOlderTurn(
+  input: ContextInput,
+  pushed: number,
+): "none" | "tie" | "would_not_fit" | "would_fit" {
+  const w = input.window;
+  if (pushed >= w.length) return "none";
+  const next = w[w.length - pushed - 1]!;
+  const prev = w.length - pushed - 2 >= 0 ? w[w.length - pushed - 2]!.startedAt : input.olderNewestStartedAt;
+  if (prev !== null && prev === next.startedAt) return "tie";
+  return composeContext(input, pushed + 1).length > CONTEXT_BUDGET ? "would_not_fit" : "would_fit";
+}
+
 export function truncationSuffix(turn: ChainTurn): string {
   return ` …(truncated; full text: throughline detail ${formatClock(turn.startedAt)})`;
 }

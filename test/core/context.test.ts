@@ -8,6 +8,7 @@ import {
   detailLabels,
   earlierNotes,
   MIN_TRUNCATED_ROOM,
+  nextOlderTurn,
   oneLine,
   POSITION_CUT,
   renderContext,
@@ -137,13 +138,9 @@ function checkProperties(input: ContextInput): void {
     for (const t of w.slice(w.length - p)) expect(text.includes(renderTurnBlock(t, "push"))).toBe(true);
     // Maximal: the next-older window turn would not fit, unless it was dropped because it
     // starts in the same millisecond as the turn before it (pulls are strictly-before).
-    if (p < w.length) {
-      const next = w[w.length - p - 1]!;
-      const prev = w.length - p - 2 >= 0 ? w[w.length - p - 2]!.startedAt : input.olderNewestStartedAt;
-      const tie = prev !== null && prev === next.startedAt;
-      if (tie) seen.tie++;
-      else expect(composeContext(input, p + 1).length).toBeGreaterThan(CONTEXT_BUDGET);
-    }
+    const next = nextOlderTurn(input, p);
+    if (next === "tie") seen.tie++;
+    else if (next !== "none") expect(next).toBe("would_not_fit");
   }
   expect(out.pull.l2 === null).toBe(stats.remaining_turns === 0);
   expect(out.pull.l1 === null).toBe(stats.older_turns === 0);

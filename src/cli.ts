@@ -14,37 +14,24 @@ const hookEvent =
     : HOOK_ALIASES[first];
 
 /**
- * `claude -p` cancels async hooks still running ~50 ms after Stop and exits, which would lose
- * the last turn of every one-shot session. Stop and SubagentStop therefore check the payload's
- * shape, hand it to a detached worker that outlives the client, and exit 0, all before the
- * hook code is loaded. A payload that fails the check takes the normal path (exit 1, one
+ * `claude -p` SIGTERMs async hooks ~15 ms after starting them as it exits, which would lose
+ * the last turn of every one-shot session. Stop and SubagentStop therefore check the payload
+ * (the hook's own check), hand it to a detached worker that outlives the client, and exit 0,
+ * all before the hook code is loaded. A payload that fails the check takes the normal path (exit 1, one
  * stderr line, a `hook_errors` row). `THROUGHLINE_DETACH=0` turns detaching off.
  */
 const DETACHED = new Set(["stop", "subagent-stop"]);
-
-function looksLikePayload(text: string): boolean {
-  try {
-    const v = JSON.parse(text) as { session_id?: unknown } | null;
-    return (
-      typeof v === "object" &&
-      v !== null &&
-      !Array.isArray(v) &&
-      typeof v.session_id === "string" &&
-      v.session_id !== ""
-    );
-  } catch {
-    return false;
-  }
-}
 
 async function detach(event: string): Promise<void> {
   // The client sends SIGTERM ~15 ms after starting an async hook as it exits: outlast it just
   // long enough to hand the payload over.
   process.on("SIGTERM", () => {});
   process.on("SIGHUP", () => {});
-  const { readPayloadText } = await import("./hooks/stdin.ts");
+  const { parsePayload, readPayloadText } = await import("./hooks/stdin.ts");
   const text = await readPayloadText();
-  if (!looksLikePayload(text)) {
+  try {
+    parsePayload(event, text);
+  } catch {
     const { runHookProcess } = await import("./hooks/run.ts");
     await runHookProcess(event, text);
     return;

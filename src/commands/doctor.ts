@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
+import { formatIso } from "../core/clock.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { COMMAND_MARKER, HOOK_SPECS, registeredHooks } from "../core/settings.ts";
 import { openForRead } from "../db/open.ts";
@@ -28,8 +29,6 @@ interface Check {
   detail: string;
   fix?: string;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Is the first word of a hook command something that can run? */
 function resolvable(command: string): boolean {
@@ -136,12 +135,12 @@ function databaseChecks(path: string): { checks: Check[]; extra: Record<string, 
       detail:
         errors.length === 0
           ? "none"
-          : errors.map((e) => `${iso(e.created_at)} ${e.event}: ${e.message}`).join("\n    "),
+          : errors.map((e) => `${formatIso(e.created_at)} ${e.event}: ${e.message}`).join("\n    "),
       ...(errors.length
         ? { fix: "read the messages above; `throughline doctor --session <id>` shows one session" }
         : {}),
     });
-    extra.last_ingests = lastIngests(db, 5).map((r) => ({ ...r, updated_at: iso(r.updated_at) }));
+    extra.last_ingests = lastIngests(db, 5).map((r) => ({ ...r, updated_at: formatIso(r.updated_at) }));
   } finally {
     db.close();
   }
@@ -164,9 +163,9 @@ function sessionReport(path: string, prefix: string): Record<string, unknown> {
       project: s.project,
       transcript: s.transcript_path,
       transcript_exists: s.transcript_path ? existsSync(s.transcript_path) : false,
-      created_at: iso(s.created_at),
-      updated_at: iso(s.updated_at),
-      cursors: cursorsOf(db, id).map((c) => ({ ...c, updated_at: iso(c.updated_at) })),
+      created_at: formatIso(s.created_at),
+      updated_at: formatIso(s.updated_at),
+      cursors: cursorsOf(db, id).map((c) => ({ ...c, updated_at: formatIso(c.updated_at) })),
       turns: turnCounts(db, id),
       chain: {
         merged_into: s.merged_into,
@@ -176,7 +175,7 @@ function sessionReport(path: string, prefix: string): Record<string, unknown> {
       },
       pending_handoff: getPending(db, id),
       last_handoff: lastHandoff(db, id),
-      last_injection: injection ? { ...injection, created_at: iso(injection.created_at) } : null,
+      last_injection: injection ? { ...injection, created_at: formatIso(injection.created_at) } : null,
     };
   } finally {
     db.close();

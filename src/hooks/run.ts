@@ -5,12 +5,12 @@
  * prompt: it imports only core, db and bun built-ins, and writes with Bun.write/console.
  */
 import type { Database } from "bun:sqlite";
-import { isObject, type JsonObject } from "../core/jsonl.ts";
+import type { JsonObject } from "../core/jsonl.ts";
 import { databasePath, type Env, normalizeProject } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { recordHookError } from "../db/queries/sessions.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
-import { readPayloadText } from "./stdin.ts";
+import { parsePayload, readPayloadText } from "./stdin.ts";
 
 export interface HookPayload extends JsonObject {}
 
@@ -47,24 +47,6 @@ export interface HookOutcome {
   exitCode: 0 | 1;
   stdout: string;
   stderr: string;
-}
-
-function parsePayload(event: string, text: string): HookPayload {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new ThroughlineError(
-      "E_PAYLOAD",
-      text.trim() === ""
-        ? `hook ${event}: empty stdin, expected a JSON payload`
-        : `hook ${event}: stdin is not JSON`,
-    );
-  }
-  if (!isObject(v)) throw new ThroughlineError("E_PAYLOAD", `hook ${event}: payload is not a JSON object`);
-  if (typeof v.session_id !== "string" || v.session_id === "")
-    throw new ThroughlineError("E_PAYLOAD", `hook ${event}: payload has no session_id`);
-  return v;
 }
 
 /** Pure of process I/O, so tests can drive every path in-process. */

@@ -1,3 +1,6 @@
+import { isObject, type JsonObject } from "../core/jsonl.ts";
+import { ThroughlineError } from "../errors.ts";
+
 /**
  * Read the hook payload without waiting for end of input. Claude Code does not always close
  * a hook's stdin right after writing the payload (async hooks saw EOF only when `claude -p`
@@ -18,4 +21,23 @@ export async function readPayloadText(): Promise<string> {
       }
   }
   return text + decoder.decode();
+}
+
+/** The payload, or a ThroughlineError saying in one line what is wrong with it (SPEC §9). */
+export function parsePayload(event: string, text: string): JsonObject {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new ThroughlineError(
+      "E_PAYLOAD",
+      text.trim() === ""
+        ? `hook ${event}: empty stdin, expected a JSON payload`
+        : `hook ${event}: stdin is not JSON`,
+    );
+  }
+  if (!isObject(v)) throw new ThroughlineError("E_PAYLOAD", `hook ${event}: payload is not a JSON object`);
+  if (typeof v.session_id !== "string" || v.session_id === "")
+    throw new ThroughlineError("E_PAYLOAD", `hook ${event}: payload has no session_id`);
+  return v;
 }

@@ -605,6 +605,12 @@ export function queryDb<T>(h: E2EHome, read: (db: Database) => T): T | undefined
 let tmuxSeq = 0;
 
 /**
+ * The line under an idle input box: "? for shortcuts" (2.1.197), the permission-mode line
+ * "⏵⏵ auto mode on (shift+tab to cycle)" or "? for shortcuts" again in default mode (2.1.332).
+ */
+export const INPUT_READY = /\? for shortcuts|shift\+tab to cycle/;
+
+/**
  * One interactive `claude` in a private tmux server (its own socket under the temp root), so
  * the harness never touches a tmux the developer is running.
  */
@@ -705,7 +711,7 @@ export class TmuxClaude {
   /** Wait until the input box is up (the first launch takes a moment). */
   async waitReady(timeoutMs = 30_000): Promise<void> {
     // Not "❯" alone: the trust and API-key dialogs draw it too.
-    await this.waitForScreen(/\? for shortcuts/, "the Claude Code input prompt", timeoutMs);
+    await this.waitForScreen(INPUT_READY, "the Claude Code input prompt", timeoutMs);
   }
 
   /**
@@ -727,7 +733,7 @@ export class TmuxClaude {
   async clear(previousText: string): Promise<void> {
     await this.submit("/clear");
     await this.waitForScreen(
-      (s) => !s.includes(previousText) && /\? for shortcuts/.test(s),
+      (s) => !s.includes(previousText) && INPUT_READY.test(s),
       "the screen to clear after /clear",
     );
   }

@@ -5,6 +5,11 @@ import { isObject, type Json, type JsonObject, parseLine, type RawLine, str } fr
 import type { AssembleResult, DetailDraft, DetailKind, ToolCall, TurnDraft } from "./model.ts";
 import { classifyPromptText, dropPrivate } from "./prompt.ts";
 
+/** The result, plus where each skipped line ended, so a re-read of the open turn counts none twice. */
+export interface Assembled extends AssembleResult {
+  skippedEnds: number[];
+}
+
 export interface AssembleOptions {
   /** Number given to the first human prompt found in the lines (the cursor's open turn). */
   firstTurnNumber: number;
@@ -142,7 +147,7 @@ class Assembler {
   title: string | undefined;
   firstTs: number | undefined;
   lastSeenTs: number | undefined;
-  skipped = 0;
+  readonly skippedEnds: number[] = [];
   ignored = 0;
   entries = 0;
 
@@ -195,10 +200,21 @@ class Assembler {
   feed(line: RawLine): void {
     const entry = parseLine(line.text);
     if (entry === null) {
-      this.skipped++;
+      this.skippedEnds.push(line.end);
       return;
     }
-    this.entries++;
+    // One entry that cannot be handled (a shape no check foresaw) must not stop the lines after
+    // it: the cursor would never move and every later Stop would fail the same way. Whatever it
+    // added before throwing stays; replay and incremental capture see the same lines, so they agree.
+    try {
+      this.accept(entry, line);
+      this.entries++;
+    } catch {
+      this.skippedEnds.push(line.end);
+    }
+  }
+
+  private accept(entry: JsonObject, line: RawLine): void {
     const uuid = str(entry.uuid);
     if (uuid !== undefined) {
       // The same entry written twice (resume, retries) must not double a turn's content.
@@ -546,7 +562,7 @@ class Assembler {
     });
   }
 
-  finish(): AssembleResult {
+  finish(): Assembled {
     this.finishTurn();
     for (const g of this.groups) {
       g.detail.input = g.renderer.prompt;
@@ -561,14 +577,15 @@ class Assembler {
       title: this.title,
       firstTimestamp: this.firstTs,
       lastTimestamp: this.lastSeenTs,
-      skippedLines: this.skipped,
+      skippedLines: this.skippedEnds.length,
+      skippedEnds: this.skippedEnds,
       ignoredEntries: this.ignored,
       entries: this.entries,
     };
   }
 }
 
-export function assemble(lines: Iterable<RawLine>, opts: AssembleOptions): AssembleResult {
+export function assemble(lines: Iterable<RawLine>, opts: AssembleOptions): Assembled {
   const a = new Assembler(opts);
   for (const line of lines) a.feed(line);
   return a.finish();
@@ -599,6 +616,14 @@ export function assembleSubagent(lines: Iterable<RawLine>): SubagentDraft {
       skipped++;
       continue;
     }
+    try {
+      addSubagentEntry(e);
+    } catch {
+      // Same rule as the main transcript: one entry that cannot be handled is skipped, not fatal.
+      skipped++;
+    }
+  }
+  function addSubagentEntry(e: JsonObject): void {
     agentId ??= str(e.agentId);
     sessionId ??= str(e.sessionId);
     const ts = parseTime(e.timestamp);
@@ -606,7 +631,7 @@ export function assembleSubagent(lines: Iterable<RawLine>): SubagentDraft {
       first ??= ts;
       last = ts;
     }
-    if (e.type !== "user" && e.type !== "assistant") continue;
+    if (e.type !== "user" && e.type !== "assistant") return;
     renderer.add(e);
     for (const b of blocksOf(isObject(e.message) ? e.message : undefined)) {
       if (!isObject(b)) continue;

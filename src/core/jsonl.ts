@@ -42,10 +42,45 @@ export function splitLines(bytes: Uint8Array, baseOffset: number): SplitResult {
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-/** Parse one line; anything that is not a JSON object is reported as `null` (skipped and counted). */
+/**
+ * Deepest nesting accepted in a transcript line or hook payload. JSON.parse takes far deeper
+ * input than the recursive code after it (stringify, redaction, event extraction) survives:
+ * a line nested 40,000 levels parsed, then overflowed the stack and stopped every later Stop.
+ * Real transcripts nest under 10 levels (docs/hooks.md).
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Does this JSON text open more than `max` objects/arrays at once? Strings are skipped. */
+export function nestedDeeperThan(t: string, max: number = MAX_JSON_DEPTH): boolean {
+  if (t.length <= 2 * max) return false; // too short to hold max+1 openers and their closers
+  let depth = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 0x22) {
+      // Jump to the closing quote: the first one not escaped by an odd run of backslashes.
+      for (;;) {
+        const j = t.indexOf('"', i + 1);
+        if (j < 0) return false;
+        let k = j - 1;
+        while (t.charCodeAt(k) === 0x5c) k--;
+        i = j;
+        if ((j - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Parse one line; anything that is not a JSON object, or is nested deeper than
+ * MAX_JSON_DEPTH, is reported as `null` (skipped and counted).
+ */
 export function parseLine(text: string): JsonObject | null {
   const t = text.trim();
   if (t.length === 0 || t[0] !== "{") return null;
+  if (nestedDeeperThan(t)) return null;
   try {
     const v = JSON.parse(t) as unknown;
     return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : null;

@@ -20,4 +20,7 @@ export const commands: Record<string, Loader> = {
   detail: () => import("./detail.ts").then((m) => m.default),
   search: () => import("./search.ts").then((m) => m.default),
   note: () => import("./note.ts").then((m) => m.default),
+  monitor: () => import("./monitor.ts").then((m) => m.default),
+  statusline: () => import("./statusline.ts").then((m) => m.default),
+  export: () => import("./export.ts").then((m) => m.default),
 };

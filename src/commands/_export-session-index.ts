@@ -1,0 +1,83 @@
+/**
+ * `throughline export session-index` (docs/monitor.md): the `/recall` skill's plain files,
+ * written from the database (read-only) for one chain, one project or every session.
+ */
+import { resolve } from "node:path";
+import { defineCommand } from "citty";
+import { type WrittenIndex, writeSessionIndex } from "../capture/session-index.ts";
+import { claudeConfigDir, databasePath, normalizeProject } from "../core/paths.ts";
+import { openForRead } from "../db/open.ts";
+import { resolveChain } from "../db/queries/chain.ts";
+import { findProject } from "../db/queries/events.ts";
+import { type IndexScope, indexedSessions } from "../db/queries/session-index.ts";
+import { resolveLive } from "../db/queries/sessions.ts";
+import { ThroughlineError } from "../errors.ts";
+import { renderActivity } from "../render/activity.ts";
+import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { activityView } from "./_recall-activity.ts";
+
+export default defineCommand({
+  meta: {
+    name: "session-index",
+    description:
+      "Write $CLAUDE_CONFIG_DIR/projects/<hash>/memory/session-index/<session>/{events.jsonl,summary.md} from memory (default: the current project)",
+  },
+  args: {
+    session: { type: "string", description: "Every session of the chain holding this id", valueHint: "id" },
+    project: { type: "string", description: "Every session of this project directory", valueHint: "dir" },
+    all: { type: "boolean", description: "Every session with events" },
+    quiet: { type: "boolean", description: "Print nothing (the Stop hook's refresh)" },
+    ...dbArgs,
+    ...jsonArgs,
+  },
+  run({ args }) {
+    const picked = [args.session !== undefined, args.project !== undefined, args.all === true].filter(
+      Boolean,
+    );
+    if (picked.length > 1)
+      throw new ThroughlineError("E_ARGS", "export session-index takes one of --session, --project, --all");
+    const configDir = claudeConfigDir(process.env);
+    const db = openForRead(databasePath(process.env, args.db));
+    const written: WrittenIndex[] = [];
+    try {
+      let scope: IndexScope;
+      if (args.session) scope = { kind: "chain", live: resolveChain(db, args.session) };
+      else if (args.all) scope = { kind: "all" };
+      else {
+        const here = normalizeProject(resolve(args.project ?? process.cwd()));
+        scope = { kind: "project", project: args.project ? here : (findProject(db, here) ?? here) };
+      }
+      const now = Date.now();
+      for (const id of indexedSessions(db, scope)) {
+        // summary.md: the narrative `recall` prints with no words, for the chain holding the session.
+        const live = resolveLive(db, id).id;
+        const summary = renderActivity(
+          activityView(db, [], { now, scope: { kind: "chain", live }, label: `session ${live}` }),
+        );
+        const w = writeSessionIndex(db, configDir, id, summary);
+        if (w) written.push(w);
+      }
+    } finally {
+      db.close();
+    }
+    if (args.quiet) return;
+    if (args.json)
+      return printJson({
+        schema: "throughline.export.session-index.v1",
+        sessions: written.map((w) => ({
+          session_id: w.sessionId,
+          project: w.project,
+          dir: w.dir,
+          events: w.events,
+        })),
+      });
+    if (written.length === 0) {
+      console.log("No session with events in this scope; nothing written.");
+      return;
+    }
+    for (const w of written) console.log(`${w.dir}  ${w.events} ${w.events === 1 ? "event" : "events"}`);
+    console.log(
+      `Wrote ${written.length} ${written.length === 1 ? "session" : "sessions"} under ${configDir}/projects`,
+    );
+  },
+});

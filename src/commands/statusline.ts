@@ -1,0 +1,98 @@
+/**
+ * `throughline statusline` (docs/monitor.md): Claude Code runs a `statusLine` command after
+ * each change and shows its first line under the input box. It reads the session's JSON on
+ * stdin and prints context used of the window, the turns memory holds, and a handoff marker.
+ * Runs as often as a hook: it imports only what the line needs and never creates the database.
+ */
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import { defineCommand } from "citty";
+import { type JsonObject, parseLine } from "../core/jsonl.ts";
+import { databasePath } from "../core/paths.ts";
+import { detectWindow, emptyUsage, feedUsage, payloadUsage } from "../core/usage.ts";
+import { openForRead } from "../db/open.ts";
+import { statuslineFacts } from "../db/queries/statusline.ts";
+import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
+
+/** The newest response is near the end: read this much of the tail first. */
+const TAIL = 256 << 10;
+/** A tail without any response (a huge tool output last) reads back this far at most. */
+const MAX_READ = 16 << 20;
+
+/** Context of a transcript from its tail: the newest response's usage, and the peak seen. */
+export function transcriptUsage(path: string): { used: number | null; peak: number; model: string | null } {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return { used: null, peak: 0, model: null };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    for (let want = TAIL; ; want *= 8) {
+      const len = Math.min(size, want, MAX_READ);
+      const start = size - len;
+      const buf = new Uint8Array(len);
+      const n = readSync(fd, buf, 0, len, start);
+      // Not from 0: the first bytes are the end of a line cut in half.
+      const from = start === 0 ? 0 : buf.indexOf(0x0a) + 1;
+      const state = emptyUsage();
+      state.offset = start + from;
+      feedUsage(state, buf.subarray(from, n));
+      if (state.used !== null || len === size || len === MAX_READ)
+        return { used: state.used, peak: state.peak, model: state.model };
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function statuslineView(payload: JsonObject, env: Record<string, string | undefined>): StatuslineView {
+  const p = payloadUsage(payload);
+  let used = p.used;
+  let peak = used ?? 0;
+  let model = p.modelId;
+  if (used === null && typeof payload.transcript_path === "string" && payload.transcript_path) {
+    const t = transcriptUsage(payload.transcript_path);
+    used = t.used;
+    peak = Math.max(peak, t.peak);
+    model ??= t.model;
+  }
+  const window = detectWindow({ model, displayName: p.displayName, peak, reported: p.reported });
+  let turns: number | null = null;
+  let handoff: StatuslineView["handoff"] = null;
+  const dbPath = databasePath(env);
+  if (typeof payload.session_id === "string" && payload.session_id && existsSync(dbPath)) {
+    try {
+      const db = openForRead(dbPath);
+      try {
+        const f = statuslineFacts(db, payload.session_id);
+        turns = f.turns;
+        handoff = f.pending ? "pending" : f.baton ? "baton" : null;
+      } finally {
+        db.close();
+      }
+    } catch {
+      // A status line never fails: without a readable database it shows the context only.
+    }
+  }
+  return { used, window: window.size, turns, handoff };
+}
+
+export default defineCommand({
+  meta: {
+    name: "statusline",
+    description:
+      "One status line for Claude Code's statusLine setting: context used of the window, turns in memory, pending handoff (reads the session JSON on stdin)",
+  },
+  args: {
+    json: { type: "boolean", description: "Print the facts as JSON instead of the line" },
+  },
+  async run({ args }) {
+    const payload = parseLine(await Bun.stdin.text()) ?? {};
+    const view = statuslineView(payload, process.env);
+    const text = args.json
+      ? JSON.stringify({ schema: "throughline.statusline.v1", ...view, line: renderStatusline(view) })
+      : renderStatusline(view);
+    await Bun.write(Bun.stdout, `${text}\n`);
+  },
+});

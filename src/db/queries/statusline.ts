@@ -1,0 +1,26 @@
+/** What `throughline statusline` shows of memory (docs/monitor.md): one indexed read per call. */
+import type { Database } from "bun:sqlite";
+import { resolveLive } from "./sessions.ts";
+
+export interface StatuslineFacts {
+  /** Live end of the session's chain. */
+  live: string;
+  /** Turns memory holds for the chain. */
+  turns: number;
+  /** SessionStart recorded a handoff that the first prompt has not delivered yet. */
+  pending: boolean;
+  /** `/tl` left a baton from this chain: the next session of the project continues it. */
+  baton: boolean;
+}
+
+export function statuslineFacts(db: Database, sessionId: string): StatuslineFacts {
+  const live = resolveLive(db, sessionId).id;
+  const row = db
+    .query<{ turns: number; pending: number; baton: number }, { sid: string; live: string }>(
+      `SELECT (SELECT count(*) FROM turns WHERE session_id = $live) AS turns,
+              EXISTS (SELECT 1 FROM pending_handoffs WHERE session_id = $sid) AS pending,
+              EXISTS (SELECT 1 FROM handoff_batons WHERE session_id IN ($sid, $live)) AS baton`,
+    )
+    .get({ sid: sessionId, live })!;
+  return { live, turns: row.turns, pending: row.pending === 1, baton: row.baton === 1 };
+}

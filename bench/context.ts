@@ -12,6 +12,7 @@ import { formatClock } from "../src/core/clock.ts";
 import { CONTEXT_BUDGET, nextOlderTurn, renderContext } from "../src/core/context.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
 import { loadContextInput } from "../src/db/queries/chain.ts";
+import { CLI_INVOCATION } from "../test/helpers/db.ts";
 import { type SeedTurn, seedChain } from "../test/helpers/pull.ts";
 import { measure, ROOT, round, WORK } from "./lib.ts";
 
@@ -162,14 +163,17 @@ export function budgetFill(corpus = join(ROOT, "..", "shared", "corpus", "transc
     try {
       const input = loadContextInput(db, report.sessions[0]!.session_id);
       if (input.totalTurns === 0) continue;
-      const out = renderContext(input);
+      const out = renderContext(input, CLI_INVOCATION);
       const n = out.text.length;
       fills.push(n / CONTEXT_BUDGET);
       pushed.push(out.stats.injected_turns);
       maxChars = Math.max(maxChars, n);
       if (n > CONTEXT_BUDGET) over++;
       if (out.stats.truncated_newest) truncated++;
-      if (!out.stats.truncated_newest && nextOlderTurn(input, out.stats.injected_turns) === "would_fit")
+      if (
+        !out.stats.truncated_newest &&
+        nextOlderTurn(input, out.stats.injected_turns, CLI_INVOCATION) === "would_fit"
+      )
         notMaximal.push(file);
     } finally {
       db.close();

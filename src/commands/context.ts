@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { formatIso } from "../core/clock.ts";
 import { renderContext } from "../core/context.ts";
+import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { openForRead } from "../db/open.ts";
 import { loadContextInput, resolveChain } from "../db/queries/chain.ts";
@@ -28,7 +29,7 @@ function contextCommand(name: string, alias: string) {
       const db = openForRead(databasePath(process.env, args.db));
       try {
         const live = resolveChain(db, args.session);
-        const out = renderContext(loadContextInput(db, live));
+        const out = renderContext(loadContextInput(db, live), selfInvocation());
         if (!args.json) return console.log(out.text);
         printJson({
           schema: "throughline.context.v1",

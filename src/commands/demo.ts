@@ -5,6 +5,7 @@ import { defineCommand } from "citty";
 import sample from "../../test/fixtures/sample/todo-api-session.jsonl" with { type: "text" };
 import { replay } from "../capture/replay.ts";
 import { renderContext } from "../core/context.ts";
+import { selfInvocation } from "../core/invocation.ts";
 import { openForWrite } from "../db/open.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import { dbArgs } from "./_args.ts";
@@ -30,7 +31,7 @@ export default defineCommand({
       );
       console.log(`Database: ${dbPath}\n`);
       console.log("─── what the model receives at its first prompt after /clear ───");
-      console.log(renderContext(loadContextInput(db, s.session_id)).text);
+      console.log(renderContext(loadContextInput(db, s.session_id), selfInvocation()).text);
       console.log("─── end ───\n");
       console.log(`Try the baked commands with THROUGHLINE_DB=${dbPath}, e.g.`);
       console.log(`  THROUGHLINE_DB=${dbPath} bun src/cli.ts recall edits`);

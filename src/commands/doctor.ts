@@ -2,8 +2,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
 import { formatIso } from "../core/clock.ts";
+import { selfInvocation } from "../core/invocation.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
-import { COMMAND_MARKER, HOOK_SPECS, registeredHooks } from "../core/settings.ts";
+import { COMMAND_MARKER, HOOK_SPECS, missingRules, registeredHooks } from "../core/settings.ts";
 import { openForRead } from "../db/open.ts";
 import {
   cursorsOf,
@@ -21,7 +22,7 @@ import { SCHEMA_VERSION } from "../db/schema.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { readSettings } from "./install.ts";
+import { readSettings } from "./_settings-file.ts";
 
 interface Check {
   name: string;
@@ -80,6 +81,32 @@ function hookChecks(settingsPaths: string[]): Check[] {
       fix: "run `throughline uninstall --project` or `throughline uninstall` for the copy you do not want",
     });
   return checks;
+}
+
+/**
+ * The read-only pulls run without an approval prompt only when the allow rules for this
+ * invocation are in one of the settings files (docs/hooks.md, "Commands the model runs").
+ */
+function permissionCheck(settingsPaths: string[], invocation: string): Check {
+  let missing: string[] | null = null;
+  for (const file of settingsPaths) {
+    if (!existsSync(file)) continue;
+    try {
+      const m = missingRules(readSettings(file).settings, invocation);
+      if (missing === null || m.length < missing.length) missing = m;
+    } catch {
+      // hookChecks already reports a settings file that does not parse.
+    }
+  }
+  missing ??= missingRules({}, invocation);
+  return missing.length === 0
+    ? { name: "allow rules", ok: true, detail: `read-only commands run without a prompt (${invocation} …)` }
+    : {
+        name: "allow rules",
+        ok: false,
+        detail: `${missing.length} missing, so the model's pulls wait for approval: ${missing[0]}${missing.length > 1 ? ", …" : ""}`,
+        fix: `run \`${invocation} install\``,
+      };
 }
 
 function databaseChecks(path: string): { checks: Check[]; extra: Record<string, unknown> } {
@@ -209,13 +236,12 @@ export default defineCommand({
     const db = databaseChecks(path);
     checks.push(...db.checks);
     const userDir = claudeConfigDir(process.env);
-    checks.push(
-      ...hookChecks([
-        join(userDir, "settings.json"),
-        join(".claude", "settings.json"),
-        join(".claude", "settings.local.json"),
-      ]),
-    );
+    const settingsFiles = [
+      join(userDir, "settings.json"),
+      join(".claude", "settings.json"),
+      join(".claude", "settings.local.json"),
+    ];
+    checks.push(...hookChecks(settingsFiles), permissionCheck(settingsFiles, selfInvocation()));
     for (const name of ["tl", "recall", "sc-detail"]) {
       const files = [join(userDir, "commands", `${name}.md`), join(".claude", "commands", `${name}.md`)];
       const found = files.find((f) => existsSync(f) && readFileSync(f, "utf8").includes(COMMAND_MARKER));

@@ -1,70 +1,38 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { defineCommand } from "citty";
-import { isObject, type JsonObject } from "../core/jsonl.ts";
-import { claudeConfigDir, databasePath } from "../core/paths.ts";
-import { COMMAND_MARKER, mergeHooks, registeredHooks, slashCommands } from "../core/settings.ts";
+import { selfInvocation } from "../core/invocation.ts";
+import { databasePath } from "../core/paths.ts";
+import {
+  COMMAND_MARKER,
+  mergeHooks,
+  mergePermissions,
+  permissionRules,
+  registeredHooks,
+  slashCommands,
+} from "../core/settings.ts";
 import { openForWrite } from "../db/open.ts";
-import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { selfInvocation } from "./_invocation.ts";
-
-export const scopeArgs = {
-  project: {
-    type: "boolean",
-    description: "Use ./.claude/settings.json of this project instead of the user settings",
-  },
-} as const;
-
-export function settingsTarget(project: boolean | undefined): { settings: string; commands: string } {
-  const base = project ? resolve(".claude") : claudeConfigDir(process.env);
-  return { settings: join(base, "settings.json"), commands: join(base, "commands") };
-}
-
-/** Parse settings.json; refuse (never overwrite) a file that is not a JSON object. */
-export function readSettings(path: string): { settings: JsonObject; existed: boolean } {
-  if (!existsSync(path)) return { settings: {}, existed: false };
-  const text = readFileSync(path, "utf8");
-  let v: unknown;
-  try {
-    v = text.trim() === "" ? {} : JSON.parse(text);
-  } catch (err) {
-    throw new ThroughlineError(
-      "E_SETTINGS",
-      `${path} is not valid JSON (${(err as Error).message}); fix it first, nothing was changed`,
-    );
-  }
-  if (!isObject(v))
-    throw new ThroughlineError(
-      "E_SETTINGS",
-      `${path} is not a JSON object; fix it first, nothing was changed`,
-    );
-  return { settings: v, existed: true };
-}
-
-export function writeSettings(path: string, settings: JsonObject): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(settings, null, 2)}\n`);
-}
+import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
 export default defineCommand({
   meta: {
     name: "install",
     description:
-      "Register throughline's hooks and slash commands (/tl, /recall, /sc-detail) with Claude Code",
+      "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code",
   },
   args: { ...scopeArgs, ...dbArgs, ...jsonArgs },
   run({ args }) {
     const target = settingsTarget(args.project);
     const invocation = selfInvocation();
-    const { settings } = readSettings(target.settings);
-    const next = mergeHooks(settings, invocation);
-    const changed = JSON.stringify(next) !== JSON.stringify(settings);
-    if (changed) writeSettings(target.settings, next);
+    const file = readSettings(target.settings);
+    const next = mergePermissions(mergeHooks(file.settings, invocation), invocation);
+    const changed = JSON.stringify(next) !== JSON.stringify(file.settings);
+    if (changed) writeSettings(target.settings, next, file);
     const written: string[] = [];
     mkdirSync(target.commands, { recursive: true });
-    for (const [file, text] of Object.entries(slashCommands(invocation))) {
-      const path = join(target.commands, file);
+    for (const [name, text] of Object.entries(slashCommands(invocation))) {
+      const path = join(target.commands, name);
       if (existsSync(path)) {
         const old = readFileSync(path, "utf8");
         if (old === text) continue;
@@ -84,6 +52,7 @@ export default defineCommand({
       settings: target.settings,
       settings_changed: changed,
       hooks: registeredHooks(next),
+      allow_rules: permissionRules(invocation),
       commands_written: written,
       database: dbPath,
       invocation,
@@ -96,6 +65,8 @@ export default defineCommand({
     );
     for (const h of report.hooks)
       console.log(`  ${h.event.padEnd(17)} ${h.command}${h.async ? "  (async)" : ""}`);
+    console.log(`Allowed without a prompt (read-only): ${report.allow_rules.length} rules, e.g.`);
+    console.log(`  ${report.allow_rules[0]}`);
     console.log(`Slash commands in ${target.commands}: /tl, /recall, /sc-detail`);
     console.log(`Database: ${dbPath}`);
   },

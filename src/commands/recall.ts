@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { openForRead } from "../db/open.ts";
 import { resolveChain, summariesBefore, turnsBefore } from "../db/queries/chain.ts";
@@ -89,7 +90,7 @@ export default defineCommand({
       } else {
         const rows = summariesBefore(db, live, before, limits);
         if (args.json) printJson(recallJson("l1", req, rows));
-        else console.log(renderRecallL1(req, rows, c));
+        else console.log(renderRecallL1(req, rows, selfInvocation(), c));
       }
     } finally {
       db.close();

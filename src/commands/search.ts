@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { formatStamp, ftsQuery } from "../core/activity-query.ts";
+import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import {
   isSearchKind,
@@ -49,11 +50,7 @@ function resolveScope(
 }
 
 function detailCommand(h: SearchHit): string {
-  return `throughline detail ${new Date(h.at).toISOString()} --session ${h.session}`;
-}
-
-function shellWord(w: string): string {
-  return /^[\w./:@%+=,-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
+  return commandLine(selfInvocation(), "detail", new Date(h.at).toISOString(), "--session", h.session);
 }
 
 export default defineCommand({
@@ -133,7 +130,14 @@ export default defineCommand({
         }
       }
       const query = terms.join(" ");
-      const moreCommand = `throughline search ${terms.map(shellWord).join(" ")}${args.kind ? ` --kind ${args.kind}` : ""} --limit ${limit * 2}`;
+      const moreCommand = commandLine(
+        selfInvocation(),
+        "search",
+        ...terms,
+        ...(args.kind ? ["--kind", args.kind] : []),
+        "--limit",
+        String(limit * 2),
+      );
       if (args.json)
         return printJson({
           schema: "throughline.search.v1",

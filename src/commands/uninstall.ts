@@ -1,22 +1,23 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
-import { COMMAND_MARKER, removeHooks, slashCommands } from "../core/settings.ts";
+import { COMMAND_MARKER, removeHooks, removePermissions, slashCommands } from "../core/settings.ts";
 import { jsonArgs, printJson } from "./_args.ts";
-import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./install.ts";
+import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
 export default defineCommand({
   meta: {
     name: "uninstall",
-    description: "Remove exactly what `throughline install` added (hooks and slash commands); memory is kept",
+    description:
+      "Remove exactly what `throughline install` added (hooks, allow rules, slash commands); memory is kept",
   },
   args: { ...scopeArgs, ...jsonArgs },
   run({ args }) {
     const target = settingsTarget(args.project);
-    const { settings, existed } = readSettings(target.settings);
-    const next = removeHooks(settings);
-    const changed = existed && JSON.stringify(next) !== JSON.stringify(settings);
-    if (changed) writeSettings(target.settings, next);
+    const file = readSettings(target.settings);
+    const next = removePermissions(removeHooks(file.settings));
+    const changed = file.existed && JSON.stringify(next) !== JSON.stringify(file.settings);
+    if (changed) writeSettings(target.settings, next, file);
     const removed: string[] = [];
     for (const file of Object.keys(slashCommands(""))) {
       const path = join(target.commands, file);
@@ -34,7 +35,7 @@ export default defineCommand({
       });
     console.log(
       changed
-        ? `Removed throughline hooks from ${target.settings}`
+        ? `Removed throughline hooks and allow rules from ${target.settings}`
         : `No throughline hooks in ${target.settings}`,
     );
     if (removed.length > 0) console.log(`Removed ${removed.length} slash commands from ${target.commands}`);

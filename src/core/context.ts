@@ -8,6 +8,9 @@
  * candidate is measured as the complete text, never estimated.
  */
 import { formatClock, formatDate, formatIso, formatRange } from "./clock.ts";
+import { shellQuote } from "./invocation.ts";
+
+export { shellQuote };
 
 export const CONTEXT_BUDGET = 9500;
 export const POSITION_CUT = 600;
@@ -92,14 +95,6 @@ export function oneLine(text: string, max: number): string {
   return flat.length <= max ? flat : `${cutChars(flat, max - 2)} …`;
 }
 
-const SAFE_WORD = /^[A-Za-z0-9._:@%+=,/-]+$/;
-
-/** Quote a value for a POSIX shell only when it needs it. */
-export function shellQuote(value: string): string {
-  if (value !== "" && SAFE_WORD.test(value)) return value;
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 const KIND_LABELS: Record<string, string> = {
   thinking: "thinking",
   image: "image",
@@ -172,9 +167,12 @@ function renderHeader(input: ContextInput, newestAt: number | null): string {
 }
 
 function renderPosition(input: ContextInput): string {
-  const newest = input.window[input.window.length - 1];
-  if (!newest) return "## Current position\n(no turns yet)";
-  const withReply = input.window.findLast((t) => t.finalText !== null && t.finalText.trim() !== "");
+  const last = input.window[input.window.length - 1];
+  if (!last) return "## Current position\n(no turns yet)";
+  // `/exit`, `/clear`, `/tl`… stay turns, but the position names the last real instruction.
+  const real = input.window.filter((t) => !isControlCommand(t.user));
+  const newest = real[real.length - 1] ?? last;
+  const withReply = real.findLast((t) => t.finalText !== null && t.finalText.trim() !== "");
   const reply = withReply ? { text: withReply.finalText!, at: withReply.endedAt } : input.fallbackReply;
   return [
     "## Current position",
@@ -183,6 +181,64 @@ function renderPosition(input: ContextInput): string {
       ? `Latest reply [${formatClock(reply.at)}]: ${oneLine(reply.text, POSITION_CUT)}`
       : "Latest reply: (no reply yet)",
   ].join("\n");
+}
+
+/**
+ * Claude Code's own commands that steer the client rather than instruct the model, typed with
+ * no arguments. A custom slash command (`/review`) is an instruction and is not listed here.
+ */
+const CONTROL_COMMANDS = new Set([
+  "add-dir",
+  "agents",
+  "bashes",
+  "bug",
+  "clear",
+  "compact",
+  "config",
+  "context",
+  "cost",
+  "doctor",
+  "effort",
+  "exit",
+  "export",
+  "fast",
+  "feedback",
+  "help",
+  "hooks",
+  "ide",
+  "keybindings",
+  "login",
+  "logout",
+  "mcp",
+  "memory",
+  "model",
+  "new",
+  "output-style",
+  "permissions",
+  "plugin",
+  "privacy-settings",
+  "quit",
+  "release-notes",
+  "reset",
+  "resume",
+  "rewind",
+  "sandbox",
+  "stats",
+  "status",
+  "statusline",
+  "tasks",
+  "terminal-setup",
+  "theme",
+  "tl",
+  "todos",
+  "upgrade",
+  "usage",
+  "vim",
+]);
+
+export function isControlCommand(prompt: string): boolean {
+  const m = /^\/([a-z][a-z-]*)\s*$/.exec(prompt);
+  return m !== null && CONTROL_COMMANDS.has(m[1]!);
 }
 
 interface Plan {
@@ -202,13 +258,16 @@ interface Composed {
 interface Fixed {
   blocks: readonly string[];
   head: string;
+  /** The invocation the pulls are baked with (core/invocation.ts). */
+  command: string;
 }
 
-function fixedParts(input: ContextInput): Fixed {
+function fixedParts(input: ContextInput, command: string): Fixed {
   const newest = input.window[input.window.length - 1];
   return {
     blocks: input.window.map((t) => renderTurnBlock(t, "push")),
     head: `${renderHeader(input, newest?.startedAt ?? null)}\n\n${renderPosition(input)}`,
+    command,
   };
 }
 
@@ -222,10 +281,10 @@ function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
   const boundary = p > 0 ? w[w.length - p]!.startedAt : newest ? newest.startedAt + 1 : null;
   const before = boundary === null ? "" : formatIso(boundary);
   const id = shellQuote(input.sessionId);
+  const cmd = fixed.command;
   const l2 =
-    remaining > 0 ? `throughline recall --l2 --session ${id} --before ${before} --last ${remaining}` : null;
-  const l1 =
-    older > 0 ? `throughline recall --l1 --session ${id} --before ${before} --skip ${remaining}` : null;
+    remaining > 0 ? `${cmd} recall --l2 --session ${id} --before ${before} --last ${remaining}` : null;
+  const l1 = older > 0 ? `${cmd} recall --l1 --session ${id} --before ${before} --skip ${remaining}` : null;
   const guide = [
     "## How to pull the rest (read-only; run with Bash)",
     l2
@@ -234,7 +293,7 @@ function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
     l1
       ? `- Older turns (${plural(older, "turn")}, ${input.olderSummarized} summarized): \`${l1}\``
       : "- Older turns: none",
-    "- One turn in full (all its text, tool calls and outputs, thinking): `throughline detail <HH:MM:SS | HH:MM | A-B | ISO>` (times are UTC); by words: `throughline search <words>`",
+    `- One turn in full (all its text, tool calls and outputs, thinking): \`${cmd} detail <HH:MM:SS | HH:MM | A-B | ISO> --session ${id}\` (times are UTC); by words: \`${cmd} search <words>\``,
   ].join("\n");
   const parts = [fixed.head, guide];
   if (p > 0) {
@@ -271,8 +330,8 @@ function settleTies(input: ContextInput, pushed: number): number {
  * The text with the newest `pushed` window turns whole, whatever its length: what the budget
  * loop measures. Exported so tests can check that the fill is maximal.
  */
-export function composeContext(input: ContextInput, pushed: number): string {
-  return compose(input, fixedParts(input), { pushed, truncatedBlock: null }).text;
+export function composeContext(input: ContextInput, pushed: number, command: string): string {
+  return compose(input, fixedParts(input, command), { pushed, truncatedBlock: null }).text;
 }
 
 /**
@@ -283,22 +342,28 @@ export function composeContext(input: ContextInput, pushed: number): string {
 export function nextOlderTurn(
   input: ContextInput,
   pushed: number,
+  command: string,
 ): "none" | "tie" | "would_not_fit" | "would_fit" {
   const w = input.window;
   if (pushed >= w.length) return "none";
   const next = w[w.length - pushed - 1]!;
   const prev = w.length - pushed - 2 >= 0 ? w[w.length - pushed - 2]!.startedAt : input.olderNewestStartedAt;
   if (prev !== null && prev === next.startedAt) return "tie";
-  return composeContext(input, pushed + 1).length > CONTEXT_BUDGET ? "would_not_fit" : "would_fit";
+  return composeContext(input, pushed + 1, command).length > CONTEXT_BUDGET ? "would_not_fit" : "would_fit";
 }
 
-export function truncationSuffix(turn: ChainTurn): string {
-  return ` …(truncated; full text: throughline detail ${formatClock(turn.startedAt)})`;
+/**
+ * The ISO start names the turn to the millisecond within the project (detail's default scope),
+ * so the pointer stays short whatever the session id.
+ */
+export function truncationSuffix(turn: ChainTurn, command: string): string {
+  return ` …(truncated; full text: ${command} detail ${formatIso(turn.startedAt)})`;
 }
 
-export function renderContext(input: ContextInput): ContextResult {
+/** `command` is the invocation baked into every pull (core/invocation.ts selfInvocation). */
+export function renderContext(input: ContextInput, command: string): ContextResult {
   const w = input.window;
-  const fixed = fixedParts(input);
+  const fixed = fixedParts(input, command);
   const blocks = fixed.blocks;
   let plan: Plan = { pushed: 0, truncatedBlock: null };
   for (let k = 1; k <= w.length; k++) {
@@ -309,7 +374,7 @@ export function renderContext(input: ContextInput): ContextResult {
   if (plan.pushed === 0 && newest) {
     const room = CONTEXT_BUDGET - compose(input, fixed, { pushed: 1, truncatedBlock: "" }).text.length;
     if (room >= MIN_TRUNCATED_ROOM) {
-      const suffix = truncationSuffix(newest);
+      const suffix = truncationSuffix(newest, command);
       plan = {
         pushed: 1,
         truncatedBlock: `${cutChars(blocks[blocks.length - 1]!, room - suffix.length)}${suffix}`,

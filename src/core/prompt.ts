@@ -21,6 +21,7 @@ const COMMAND_NAME = /<command-name>\s*([\s\S]*?)\s*<\/command-name>/;
 const COMMAND_MESSAGE = /<command-message>\s*([\s\S]*?)\s*<\/command-message>/;
 const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
 const PRIVATE_SPAN = /<private>[\s\S]*?<\/private>/g;
+const BASH_INPUT = /^<bash-input>([\s\S]*?)<\/bash-input>\s*$/;
 
 export function isMachineText(text: string): boolean {
   const t = text.trimStart();
@@ -66,6 +67,10 @@ export function classifyPromptText(text: string, images: number): PromptClass {
   if (isMachineText(text)) return { kind: "machine", text };
   const command = renderSlashCommand(text);
   if (command !== null) return { kind: "human", text: command, ide: [], images };
+  // Bash mode (`!ls` typed in the client): the person's words are the command; its output
+  // follows as a machine entry and is kept as L3.
+  const bash = BASH_INPUT.exec(text.trim());
+  if (bash) return { kind: "human", text: `!${bash[1]!.trim()}`, ide: [], images };
   const { text: rest, ide } = stripIdeBlocks(text);
   if (rest.length > 0 && isMachineText(rest)) return { kind: "machine", text };
   if (rest.length === 0 && images === 0)

@@ -133,10 +133,81 @@ export function registeredHooks(settings: JsonObject): { event: string; command:
   return found;
 }
 
+/**
+ * The commands the model may run without an approval prompt: read-only, in the form the push
+ * prints them (docs/hooks.md, "Commands the model runs"). `note`, `install`, `forget`… are not
+ * here and keep asking.
+ */
+export const READ_ONLY_COMMANDS = ["recall", "detail", "search", "context", "status"] as const;
+
+/** `Bash(<invocation> recall:*)`…: a prefix rule per read-only command. */
+export function permissionRules(invocation: string): string[] {
+  return READ_ONLY_COMMANDS.map((c) => `Bash(${invocation} ${c}:*)`);
+}
+
+/** Our rule, for this invocation or an older one (a moved checkout, an earlier binary). */
+const OUR_RULE = new RegExp(
+  `^Bash\\(.*(throughline|cli\\.ts)(@[^\\s"']*)?["']? (${READ_ONLY_COMMANDS.join("|")})(:\\*| \\*)\\)$`,
+);
+
+export function isOurRule(rule: Json): boolean {
+  return typeof rule === "string" && OUR_RULE.test(rule);
+}
+
+function allowList(settings: JsonObject): Json[] {
+  return isObject(settings.permissions) && Array.isArray(settings.permissions.allow)
+    ? settings.permissions.allow
+    : [];
+}
+
+/** Add our allow rules (replacing older ones of ours in place); every other rule is kept. */
+export function mergePermissions(settings: JsonObject, invocation: string): JsonObject {
+  const out: JsonObject = structuredClone(settings);
+  const wanted = permissionRules(invocation);
+  const permissions: JsonObject = isObject(out.permissions) ? out.permissions : {};
+  const allow: Json[] = [];
+  let placed = false;
+  for (const rule of allowList(out)) {
+    if (!isOurRule(rule)) allow.push(rule);
+    else if (!placed) {
+      allow.push(...wanted);
+      placed = true;
+    }
+  }
+  if (!placed) allow.push(...wanted);
+  permissions.allow = allow;
+  out.permissions = permissions;
+  return out;
+}
+
+/** Remove exactly our rules; an allow list or permissions object left empty by that goes too. */
+export function removePermissions(settings: JsonObject): JsonObject {
+  const out: JsonObject = structuredClone(settings);
+  if (!isObject(out.permissions) || !Array.isArray(out.permissions.allow)) return out;
+  if (!out.permissions.allow.some(isOurRule)) return out;
+  const rest = out.permissions.allow.filter((r) => !isOurRule(r));
+  if (rest.length > 0) out.permissions.allow = rest;
+  else delete out.permissions.allow;
+  if (Object.keys(out.permissions).length === 0) delete out.permissions;
+  return out;
+}
+
+/** Our rules for `invocation` that `settings` lacks. */
+export function missingRules(settings: JsonObject, invocation: string): string[] {
+  const have = new Set(allowList(settings));
+  return permissionRules(invocation).filter((r) => !have.has(r));
+}
+
 /** Marks the slash command files we write, so uninstall removes only ours. */
 export const COMMAND_MARKER = "<!-- installed by throughline -->";
 
+/**
+ * `/recall` and `/sc-detail` run their command before the prompt reaches the model (a `!`
+ * line, allowed by the file's own `allowed-tools`), so the answer is simply there: no tool
+ * round trip, no approval prompt.
+ */
 export function slashCommands(invocation: string): Record<string, string> {
+  const allowed = (sub: string) => JSON.stringify(`Bash(${invocation} ${sub}:*)`);
   return {
     "tl.md": `---
 description: Hand this conversation over to the next session (throughline baton)
@@ -147,20 +218,22 @@ The throughline baton for this project is stored: the next Claude Code session s
     "recall.md": `---
 description: Query the throughline activity index (edits, commits, tests, errors, decisions) in plain words
 argument-hint: [words, e.g. "errors today" or "edits auth"]
+allowed-tools: ${allowed("recall")}
 ---
 ${COMMAND_MARKER}
-Run this command with the Bash tool and show its output to the user verbatim, without commentary:
+!\`${invocation} recall $ARGUMENTS\`
 
-${invocation} recall $ARGUMENTS
+Above is throughline's answer to \`/recall $ARGUMENTS\`. Show it to the user as it is, without commentary.
 `,
     "sc-detail.md": `---
 description: Show everything throughline holds for a moment of this conversation (a time like 14:05, a range, or ISO)
 argument-hint: <time>
+allowed-tools: ${allowed("detail")}
 ---
 ${COMMAND_MARKER}
-Run this command with the Bash tool and show its output to the user verbatim, without commentary:
+!\`${invocation} detail $ARGUMENTS\`
 
-${invocation} detail $ARGUMENTS
+Above is everything throughline holds for \`$ARGUMENTS\`. Show it to the user as it is, without commentary.
 `,
   };
 }

@@ -1,6 +1,7 @@
 import { ingestSession } from "../capture/session.ts";
 import { renderContext } from "../core/context.ts";
 import { decideHandoff, mergeSkipReason } from "../core/handoff.ts";
+import { selfInvocation } from "../core/invocation.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import {
   deleteBaton,
@@ -69,7 +70,7 @@ export function handoff(ctx: HookContext): string | undefined {
           updatedAt: now,
         });
         mergeChain(db, predId.id, ctx.sessionId);
-        const result = renderContext(loadContextInput(db, ctx.sessionId));
+        const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
         if (result.stats.injected_turns > 0 || result.stats.remaining_turns + result.stats.older_turns > 0) {
           push = result.text;
           recordInjection(db, {

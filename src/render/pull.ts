@@ -4,6 +4,7 @@
  */
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
 import { type DetailCount, oneLine, renderTurnBlock, turnKey } from "../core/context.ts";
+import { shellQuote } from "../core/invocation.ts";
 import type { DetailRow, LoadedTurn, SummaryRow } from "../db/queries/chain.ts";
 
 /**
@@ -65,7 +66,13 @@ export function renderRecallL2(req: RecallRequest, turns: readonly LoadedTurn[],
   return [...lines, ...blocks].join("\n").trimEnd();
 }
 
-export function renderRecallL1(req: RecallRequest, rows: readonly SummaryRow[], c: Style = PLAIN): string {
+/** `command` is the invocation the `detail` pointers are printed with (core/invocation.ts). */
+export function renderRecallL1(
+  req: RecallRequest,
+  rows: readonly SummaryRow[],
+  command: string,
+  c: Style = PLAIN,
+): string {
   const summarized = rows.filter((r) => r.summary !== null).length;
   const scope =
     req.skip > 0
@@ -88,7 +95,7 @@ export function renderRecallL1(req: RecallRequest, rows: readonly SummaryRow[], 
     }
     const summary =
       r.summary === null
-        ? `(not summarized) full text: throughline detail ${iso}`
+        ? `(not summarized) full text: ${command} detail ${iso} --session ${shellQuote(req.sessionId)}`
         : MULTI_SPACE.test(r.summary)
           ? oneLine(r.summary, Number.MAX_SAFE_INTEGER) // one line each, whatever the backend wrote
           : r.summary;

@@ -1,9 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { selfInvocation } from "../../src/commands/_invocation.ts";
-import { isOurCommand, mergeHooks, removeHooks } from "../../src/core/settings.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
+import { selfInvocation } from "../../src/core/invocation.ts";
+import {
+  isOurCommand,
+  mergeHooks,
+  mergePermissions,
+  missingRules,
+  permissionRules,
+  READ_ONLY_COMMANDS,
+  removeHooks,
+  removePermissions,
+} from "../../src/core/settings.ts";
+import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
 import { PLUGIN_DIR, pluginFiles } from "../helpers/plugin.ts";
 
 const FOREIGN = {
@@ -32,12 +41,18 @@ describe("install / uninstall (SPEC §9)", () => {
   test("keeps every foreign setting and hook; twice = once; uninstall restores the original", () => {
     using dir = tempDir();
     const s = setup(dir.path, FOREIGN);
+    const original = readFileSync(s.file, "utf8");
     const r = runCli(["install", "--json"], { env: s.env });
     expect(r.stderr).toBe("");
     expect(r.exitCode).toBe(0);
     const once = s.read();
     expect(once.model).toBe("opus");
-    expect(once.permissions).toEqual(FOREIGN.permissions);
+    // Foreign rules kept, in place; ours added after them.
+    expect(once.permissions.deny).toEqual(FOREIGN.permissions.deny);
+    expect(once.permissions.allow).toEqual([
+      ...FOREIGN.permissions.allow,
+      ...permissionRules(CLI_INVOCATION),
+    ]);
     expect(once.statusLine).toEqual(FOREIGN.statusLine);
     expect(once.env).toEqual(FOREIGN.env);
     expect(once.hooks.Stop[0]).toEqual(FOREIGN.hooks.Stop[0]);
@@ -69,7 +84,8 @@ describe("install / uninstall (SPEC §9)", () => {
     expect(s.read()).toEqual(once);
 
     expect(runCli(["uninstall"], { env: s.env }).exitCode).toBe(0);
-    expect(s.read()).toEqual(FOREIGN);
+    // Byte for byte, with the file's own four-space indentation.
+    expect(readFileSync(s.file, "utf8")).toBe(original);
     expect(existsSync(join(s.claude, "commands", "tl.md"))).toBe(false);
   });
 
@@ -135,8 +151,45 @@ describe("install / uninstall (SPEC §9)", () => {
       "/usr/bin/bun /home/me/src/throughline/src/cli.ts",
     );
     expect(selfInvocation("/home/me/my code/src/cli.ts", "/usr/bin/bun")).toBe(
-      '/usr/bin/bun "/home/me/my code/src/cli.ts"',
+      "/usr/bin/bun '/home/me/my code/src/cli.ts'",
     );
+  });
+
+  test("allow rules: exactly the read-only commands, foreign rules kept, twice = once, older ones upgraded", () => {
+    const inv = "/usr/bin/bun /home/me/throughline/src/cli.ts";
+    expect(READ_ONLY_COMMANDS).toEqual(["recall", "detail", "search", "context", "status"]);
+    const rules = permissionRules(inv);
+    expect(rules).toEqual(READ_ONLY_COMMANDS.map((c) => `Bash(${inv} ${c}:*)`));
+    expect(rules.some((r) => /\b(note|install|uninstall|hook|import|replay|forget)\b/.test(r))).toBe(false);
+
+    const mine = {
+      permissions: { allow: ["Bash(git status)", "Bash(throughline-like thing)"], ask: ["Bash(rm:*)"] },
+    };
+    const once = mergePermissions(mine, inv);
+    expect(once.permissions).toEqual({ allow: [...mine.permissions.allow, ...rules], ask: ["Bash(rm:*)"] });
+    expect(mergePermissions(once, inv)).toEqual(once);
+    expect(missingRules(once, inv)).toEqual([]);
+    expect(missingRules(mine, inv)).toEqual(rules);
+
+    // A moved checkout: the old rules are replaced where they stood.
+    const moved = mergePermissions(once, "/opt/throughline");
+    expect(moved.permissions).toEqual({
+      allow: [...mine.permissions.allow, ...permissionRules("/opt/throughline")],
+      ask: ["Bash(rm:*)"],
+    });
+    expect(removePermissions(moved)).toEqual(mine);
+    // Nothing else of ours: the permissions object itself goes when it was ours alone.
+    expect(removePermissions(mergePermissions({ model: "x" }, inv))).toEqual({ model: "x" });
+    expect(removePermissions(mine)).toEqual(mine);
+  });
+
+  test("install then uninstall of a file that had no permissions gives back its bytes", () => {
+    using dir = tempDir();
+    const s = setup(dir.path, '{\n\t"model": "opus"\n}');
+    runCli(["install"], { env: s.env });
+    expect(s.read().permissions.allow).toEqual(permissionRules(CLI_INVOCATION));
+    runCli(["uninstall"], { env: s.env });
+    expect(readFileSync(s.file, "utf8")).toBe('{\n\t"model": "opus"\n}');
   });
 
   test("doctor: a fresh install is healthy; a missing hook is a problem with a fix", () => {
@@ -154,6 +207,21 @@ describe("install / uninstall (SPEC §9)", () => {
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout).toContain("FAIL hook Stop: not registered");
     expect(bad.stdout).toContain("fix: run `throughline install`");
+  });
+
+  test("doctor: a missing allow rule is a problem, with the install command that adds it", () => {
+    using dir = tempDir();
+    const s = setup(dir.path, {});
+    runCli(["install"], { env: s.env });
+    const settings = s.read();
+    settings.permissions.allow = settings.permissions.allow.filter((r: string) => !r.includes(" search:"));
+    writeFileSync(s.file, JSON.stringify(settings));
+    const bad = runCli(["doctor"], { env: s.env, cwd: dir.path });
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stdout).toContain(
+      `FAIL allow rules: 1 missing, so the model's pulls wait for approval: Bash(${CLI_INVOCATION} search:*)`,
+    );
+    expect(bad.stdout).toContain(`fix: run \`${CLI_INVOCATION} install\``);
   });
 
   test("the plugin layout matches what install writes", () => {

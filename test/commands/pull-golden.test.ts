@@ -4,13 +4,13 @@
  * rewrites them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
+import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
-import { bakedCommands, runBaked } from "../helpers/pull.ts";
+import { bakedCommands, isoAt, Jsonl, runBaked } from "../helpers/pull.ts";
 import { buildPullFixture, PULL_FIXTURE, PULL_SESSION } from "../helpers/pull-fixture.ts";
 
 let dir: ReturnType<typeof tempDir>;
@@ -50,7 +50,15 @@ describe("golden: push and pulls of the fixture session", () => {
 
   test("context --json and its alias handoff-context", () => {
     const json = cli("context", "--session", PULL_SESSION, "--json");
-    expectGolden("pull/context.json", json);
+    const parsed = JSON.parse(json);
+    expect(parsed.stats.total_chars).toBe(parsed.text.length);
+    // The count includes this machine's invocation (as long as its paths): the golden holds
+    // the count the text has with the invocation spelled `throughline`.
+    const plain = parsed.text.replaceAll(CLI_INVOCATION, "throughline");
+    expectGolden(
+      "pull/context.json",
+      json.replace(`"total_chars": ${parsed.text.length},`, `"total_chars": ${plain.length},`),
+    );
     expect(cli("handoff-context", "--session", PULL_SESSION, "--json")).toBe(json);
   });
 
@@ -74,6 +82,29 @@ describe("golden: push and pulls of the fixture session", () => {
 
   test("detail over a range across midnight", () => {
     expectGolden("pull/detail-range.txt", cli("detail", "23:58:20-00:06:10", "--session", PULL_SESSION));
+  });
+
+  test("a bash-mode turn is `!<command>`, its output kept as detail", () => {
+    using tmp = tempDir("tl-golden-bash-");
+    const path = join(tmp.path, "bash-mode.jsonl");
+    const j = new Jsonl("bash-mode-session");
+    const T = "2026-03-03T10:00:00.000Z";
+    j.user(T, "run the tests").say(isoAt(T, 5000), "All 12 tests pass.");
+    j.user(isoAt(T, 60_000), "<bash-input>git status --short</bash-input>");
+    j.user(
+      isoAt(T, 61_000),
+      "<bash-stdout> M src/parser.ts\n?? notes.md</bash-stdout><bash-stderr></bash-stderr>",
+    );
+    j.user(isoAt(T, 120_000), "commit the parser change").say(isoAt(T, 125_000), "Committed as 3f2a1b0.");
+    writeFileSync(path, j.text());
+    const file = join(tmp.path, "throughline.db");
+    const w = openForWrite(file);
+    replay(w, [path], { now: () => Date.parse("2026-03-03T11:00:00Z") });
+    w.close();
+    const r = runCli(["context", "--session", "bash-mode-session", "--db", file]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain("<bash-input>");
+    expectGolden("pull/bash-mode.txt", r.stdout);
   });
 
   test("detail --json at an ISO time", () => {

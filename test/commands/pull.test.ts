@@ -10,7 +10,7 @@ import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { CONTEXT_BUDGET, type ContextStats } from "../../src/core/context.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
+import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
 import { bakedCommands, fileDigest, isoAt, Jsonl, runBaked, seedChain } from "../helpers/pull.ts";
 
 interface ContextJson {
@@ -144,8 +144,8 @@ describe("boundaries", () => {
     const ctx = expectPartition(f.db, "giant", ["giant:1"]);
     expect(ctx.stats.truncated_newest).toBe(true);
     expect(ctx.text.length).toBe(CONTEXT_BUDGET);
-    const pointer = /…\(truncated; full text: (throughline detail \S+)\)$/.exec(ctx.text)?.[1];
-    expect(pointer).toBe("throughline detail 09:00:00");
+    const pointer = /…\(truncated; full text: ([^()]+)\)$/.exec(ctx.text)?.[1];
+    expect(pointer).toBe(`${CLI_INVOCATION} detail 2026-03-01T09:00:00.000Z`);
     const r = runBaked(`${pointer} --session giant`, f.db, ["--json"]);
     const detail = JSON.parse(r.stdout);
     expect(detail.turns[0].turn_key).toBe("giant:1");

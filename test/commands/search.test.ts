@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { snippet } from "../../src/core/search.ts";
-import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
+import { CLI_INVOCATION, FIXTURES, runCli, tempDir } from "../helpers/db.ts";
 
 const SESSION = "act-search-0001";
 const FIXTURE = join(FIXTURES, "activity", "search-session.jsonl");
@@ -51,7 +51,9 @@ describe("search", () => {
     expect(r[0]!.snippet).toContain("export async function refreshAccessToken(session: Session)");
     // the time to pass to `detail` is the start of the turn holding the hit
     expect(r[0]!.detail_time).toBe("2026-03-01T09:00:01.000Z");
-    expect(r[0]!.detail_command).toBe(`throughline detail 2026-03-01T09:00:01.000Z --session ${SESSION}`);
+    expect(r[0]!.detail_command).toBe(
+      `${CLI_INVOCATION} detail 2026-03-01T09:00:01.000Z --session ${SESSION}`,
+    );
   });
 
   test("a file path", () => {
@@ -96,10 +98,10 @@ describe("search", () => {
     const j = search("token", "--limit", "2");
     expect(j.results.length).toBe(2);
     expect(j.more).toBe(true);
-    expect(j.more_command).toBe("throughline search token --limit 4");
+    expect(j.more_command).toBe(`${CLI_INVOCATION} search token --limit 4`);
     const text = runCli(["search", "token", "--limit", "2", "--db", db, "--all"]).stdout;
     expect(text).toContain(
-      "*(showing 2; more matched: `throughline search token --limit 4`, or narrow with --kind l2|l3|events)*",
+      `*(showing 2; more matched: \`${CLI_INVOCATION} search token --limit 4\`, or narrow with --kind l2|l3|events)*`,
     );
   });
 
@@ -125,7 +127,7 @@ describe("search", () => {
         "",
         `1. [L2 assistant] 2026-03-01 09:01:12 · session ${SESSION} · turn 2`,
         "   The session expired because the clock skew window was too small: the server and the browser disagreed by ninety seconds, so every token …",
-        `   → throughline detail 2026-03-01T09:01:12.000Z --session ${SESSION}`,
+        `   → ${CLI_INVOCATION} detail 2026-03-01T09:01:12.000Z --session ${SESSION}`,
         "",
       ].join("\n"),
     );

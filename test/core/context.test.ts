@@ -7,6 +7,7 @@ import {
   cutChars,
   detailLabels,
   earlierNotes,
+  isControlCommand,
   MIN_TRUNCATED_ROOM,
   nextOlderTurn,
   oneLine,
@@ -18,6 +19,10 @@ import {
   WINDOW_TURNS,
 } from "../../src/core/context.ts";
 import { prng } from "../helpers/pull.ts";
+
+/** How most cases spell the invocation; the budget property test uses a long, quoted one. */
+const CMD = "throughline";
+const LONG_CMD = "/usr/lib/node_modules/bun/bin/bun.exe '/home/dev/My Projects/throughline/src/cli.ts'";
 
 const ASCII = "the quick brown fox jumps over a lazy dog; fixed src/core/context.ts line 42 ";
 const JAPANESE = "日本語のテキストです。境界を越えても壊れないこと。ひらがなカタカナ漢字";
@@ -99,7 +104,7 @@ const seen = { empty: 0, all: 0, partial: 0, none: 0, truncated: 0, tie: 0, clam
 
 /** Every property of SPEC §4.3 on one input. */
 function checkProperties(input: ContextInput): void {
-  const out = renderContext(input);
+  const out = renderContext(input, LONG_CMD);
   const { text, stats } = out;
   const w = input.window;
   const p = stats.injected_turns;
@@ -130,15 +135,15 @@ function checkProperties(input: ContextInput): void {
   if (stats.truncated_newest) {
     // The one allowed split: the newest turn alone does not fit.
     expect(p).toBe(1);
-    expect(composeContext(input, 1).length).toBeGreaterThan(CONTEXT_BUDGET);
-    const suffix = truncationSuffix(w[w.length - 1]!);
+    expect(composeContext(input, 1, LONG_CMD).length).toBeGreaterThan(CONTEXT_BUDGET);
+    const suffix = truncationSuffix(w[w.length - 1]!, LONG_CMD);
     expect(text.endsWith(suffix)).toBe(true);
   } else {
     // Whole turns only.
     for (const t of w.slice(w.length - p)) expect(text.includes(renderTurnBlock(t, "push"))).toBe(true);
     // Maximal: the next-older window turn would not fit, unless it was dropped because it
     // starts in the same millisecond as the turn before it (pulls are strictly-before).
-    const next = nextOlderTurn(input, p);
+    const next = nextOlderTurn(input, p, LONG_CMD);
     if (next === "tie") seen.tie++;
     else if (next !== "none") expect(next).toBe("would_not_fit");
   }
@@ -188,7 +193,7 @@ const T0 = Date.UTC(2026, 2, 1, 9, 0, 0);
 
 describe("renderContext cases", () => {
   test("zero turns: no commands, no boundary, still a header and a guide", () => {
-    const out = renderContext(inputOf([]));
+    const out = renderContext(inputOf([]), CMD);
     expect(out.stats).toEqual({
       total_chars: out.text.length,
       budget: CONTEXT_BUDGET,
@@ -207,7 +212,7 @@ describe("renderContext cases", () => {
 
   test("fewer than 20 small turns: all pushed, nothing to pull", () => {
     const w = Array.from({ length: 7 }, (_, i) => turn(i + 1, T0 + i * 60_000));
-    const out = renderContext(inputOf(w));
+    const out = renderContext(inputOf(w), CMD);
     expect(out.stats.injected_turns).toBe(7);
     expect(out.pull).toEqual({ l2: null, l1: null });
     expect(out.stats.boundary).toBe(new Date(T0).toISOString());
@@ -215,11 +220,13 @@ describe("renderContext cases", () => {
 
   test("one giant turn: cut to the room left, with the detail pointer", () => {
     const w = [turn(1, T0, 50_000)];
-    const out = renderContext(inputOf(w));
+    const out = renderContext(inputOf(w), CMD);
     expect(out.stats.truncated_newest).toBe(true);
     expect(out.stats.injected_turns).toBe(1);
     expect(out.text.length).toBe(CONTEXT_BUDGET);
-    expect(out.text.endsWith(" …(truncated; full text: throughline detail 09:00:00)")).toBe(true);
+    expect(out.text.endsWith(" …(truncated; full text: throughline detail 2026-03-01T09:00:00.000Z)")).toBe(
+      true,
+    );
     expect(out.pull).toEqual({ l2: null, l1: null });
   });
 
@@ -227,19 +234,21 @@ describe("renderContext cases", () => {
     const w = [turn(1, T0 - 1000, 10), turn(2, T0, 50_000)];
     const roomWith = (id: string) => {
       const input = inputOf(w, { sessionId: id });
-      return CONTEXT_BUDGET - (composeContext(input, 1).length - renderTurnBlock(w[1]!, "push").length);
+      return CONTEXT_BUDGET - (composeContext(input, 1, CMD).length - renderTurnBlock(w[1]!, "push").length);
     };
     let id = "";
     while (roomWith(id) >= MIN_TRUNCATED_ROOM) id += "x";
-    expect(roomWith(id)).toBe(MIN_TRUNCATED_ROOM - 1);
-    const out = renderContext(inputOf(w, { sessionId: id }));
+    // The id is baked twice (the --l2 pull and the detail line): each character costs two.
+    expect(roomWith(id)).toBeLessThan(MIN_TRUNCATED_ROOM);
+    expect(roomWith(id.slice(1))).toBeGreaterThanOrEqual(MIN_TRUNCATED_ROOM);
+    const out = renderContext(inputOf(w, { sessionId: id }), CMD);
     expect(out.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
     expect(out.stats.truncated_newest).toBe(false);
     expect(out.stats.injected_turns).toBe(0);
     expect(out.pull.l2).toContain("--last 2");
     expect(out.stats.boundary).toBe(new Date(T0 + 1).toISOString());
-    // One character more room and the newest turn is pushed, cut.
-    const cut = renderContext(inputOf(w, { sessionId: id.slice(1) }));
+    // One character shorter id and the newest turn is pushed, cut.
+    const cut = renderContext(inputOf(w, { sessionId: id.slice(1) }), CMD);
     expect(cut.stats.truncated_newest).toBe(true);
     expect(cut.text.length).toBe(CONTEXT_BUDGET);
   });
@@ -247,10 +256,10 @@ describe("renderContext cases", () => {
   test("pushed turn tied to the millisecond with an unpushed one is left out", () => {
     // Turn 2 is too big to fit next to turn 3; turn 3 starts in the same ms as turn 2.
     const w = [turn(1, T0 - 60_000), turn(2, T0, 6000), turn(3, T0, 1500)];
-    const greedy = composeContext(inputOf(w), 1).length <= CONTEXT_BUDGET;
+    const greedy = composeContext(inputOf(w), 1, CMD).length <= CONTEXT_BUDGET;
     expect(greedy).toBe(true);
-    expect(composeContext(inputOf(w), 2).length).toBeGreaterThan(CONTEXT_BUDGET);
-    const out = renderContext(inputOf(w));
+    expect(composeContext(inputOf(w), 2, CMD).length).toBeGreaterThan(CONTEXT_BUDGET);
+    const out = renderContext(inputOf(w), CMD);
     expect(out.stats.injected_turns).toBe(0);
     expect(out.stats.remaining_turns).toBe(3);
     expect(out.stats.boundary).toBe(new Date(T0 + 1).toISOString());
@@ -259,7 +268,7 @@ describe("renderContext cases", () => {
 
   test("tie with the newest turn before the window also drops the oldest pushed", () => {
     const w = Array.from({ length: 20 }, (_, i) => turn(i + 2, T0 + i * 1000, 50));
-    const out = renderContext(inputOf(w, { totalTurns: 21, olderNewestStartedAt: T0 }));
+    const out = renderContext(inputOf(w, { totalTurns: 21, olderNewestStartedAt: T0 }), CMD);
     expect(out.stats.injected_turns).toBe(19);
     expect(out.stats.boundary).toBe(new Date(T0 + 1000).toISOString());
     expect(out.pull.l2).toContain("--last 1");
@@ -268,7 +277,7 @@ describe("renderContext cases", () => {
 
   test("same second, different milliseconds: the boundary keeps them apart", () => {
     const w = [turn(1, T0 + 100, 6000), turn(2, T0 + 900, 1500)];
-    const out = renderContext(inputOf(w));
+    const out = renderContext(inputOf(w), CMD);
     expect(out.stats.injected_turns).toBe(1);
     expect(out.stats.boundary).toBe("2026-03-01T09:00:00.900Z");
     expect(out.pull.l2).toBe(
@@ -278,20 +287,20 @@ describe("renderContext cases", () => {
 
   test("an id that needs quoting is quoted in the baked commands", () => {
     const w = [turn(1, T0, 6000), turn(2, T0 + 1000, 1500)];
-    const out = renderContext(inputOf(w, { sessionId: "it's mine" }));
+    const out = renderContext(inputOf(w, { sessionId: "it's mine" }), CMD);
     expect(out.pull.l2).toContain(`--session 'it'\\''s mine' `);
   });
 
   test("absurd ids never break the cap", () => {
     const w = [turn(1, T0, 10), turn(2, T0 + 1000, 10)];
-    const out = renderContext(inputOf(w, { sessionId: "z".repeat(20_000), totalTurns: 40 }));
+    const out = renderContext(inputOf(w, { sessionId: "z".repeat(20_000), totalTurns: 40 }), CMD);
     expect(out.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
   });
 
   test("current position: newest prompt and newest reply, one line, cut to 600", () => {
     const long = `line one\n${"word ".repeat(400)}`;
     const w = [turn(1, T0), { ...turn(2, T0 + 1000), user: long, finalText: null, assistant: "" }];
-    const out = renderContext(inputOf(w));
+    const out = renderContext(inputOf(w), CMD);
     const prompt = out.text.split("\n").find((l) => l.startsWith("Latest prompt"))!;
     expect(prompt).toStartWith("Latest prompt [09:00:01]: line one word word");
     expect(prompt.length - "Latest prompt [09:00:01]: ".length).toBeLessThanOrEqual(POSITION_CUT);
@@ -299,6 +308,47 @@ describe("renderContext cases", () => {
     // The newest turn has no reply: the newest reply of the chain is turn 1's.
     expect(out.text).toContain("Latest reply [09:00:05]: reply 1");
     expect(out.text).toContain("[09:00:06] [assistant]: (no reply)");
+  });
+
+  test("current position names the last real instruction, not a client control command", () => {
+    const w = [
+      turn(1, T0),
+      {
+        ...turn(2, T0 + 60_000),
+        user: "/model",
+        finalText: "Set model to opus",
+        assistant: "Set model to opus",
+      },
+      { ...turn(3, T0 + 120_000), user: "/exit", finalText: null, assistant: "" },
+    ];
+    const out = renderContext(inputOf(w), CMD);
+    expect(out.text).toContain("Latest prompt [09:00:00]: prompt 1 ");
+    expect(out.text).toContain("Latest reply [09:00:05]: reply 1 ");
+    // Still turns: pushed as they happened.
+    expect(out.text).toContain("[09:02:00] [user]: /exit");
+    // A slash command with arguments, or one of the user's own, is an instruction.
+    for (const user of ["/compact keep the parser notes", "/review auth", "/init"]) {
+      const own = renderContext(inputOf([...w, { ...turn(4, T0 + 180_000), user }]), CMD);
+      expect(own.text).toContain(`Latest prompt [09:03:00]: ${user}`);
+    }
+  });
+
+  test("isControlCommand: bare client commands only", () => {
+    for (const c of [
+      "/exit",
+      "/clear",
+      "/tl",
+      "/model",
+      "/compact",
+      "/cost",
+      "/status",
+      "/help",
+      "/config",
+      "/resume",
+    ])
+      expect(isControlCommand(c)).toBe(true);
+    for (const c of ["/exit now", "/review", "/init", "fix /exit handling", "/tl please", "!ls"])
+      expect(isControlCommand(c)).toBe(false);
   });
 });
 

@@ -16,6 +16,7 @@ describe("classifyPromptText (SPEC §1)", () => {
     ],
     ["task notification", "<task-notification>task done</task-notification>", "machine"],
     ["bash stdout", "<bash-stdout>ok</bash-stdout>", "machine"],
+    ["bash mode input", "<bash-input>git status --short</bash-input>", "human", "!git status --short"],
     ["system reminder", "<system-reminder>hook said hi</system-reminder>", "machine"],
     [
       "slash command",

@@ -12,8 +12,8 @@ import { replay } from "../../src/capture/replay.ts";
 import { CONTEXT_BUDGET, nextOlderTurn, renderContext } from "../../src/core/context.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { loadContextInput } from "../../src/db/queries/chain.ts";
-import { CORPUS, REPO, tempDir } from "../helpers/db.ts";
-import { bakedCommands, shellWords } from "../helpers/pull.ts";
+import { CLI_INVOCATION, CORPUS, REPO, tempDir, USER_PATH } from "../helpers/db.ts";
+import { bakedCommands } from "../helpers/pull.ts";
 
 const DIR = join(CORPUS, "transcripts");
 const all = existsSync(DIR)
@@ -24,26 +24,30 @@ const all = existsSync(DIR)
 const mains = all.filter((f) => !f.includes(".sub-agent-"));
 
 async function cli(args: string[], db: string): Promise<string> {
-  const proc = Bun.spawn(["bun", join(REPO, "src", "cli.ts"), ...args], {
-    env: { ...process.env, THROUGHLINE_DB: db },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  return run(["bun", join(REPO, "src", "cli.ts"), ...args], { ...process.env, THROUGHLINE_DB: db });
+}
+
+async function run(argv: string[], env: Record<string, string | undefined>): Promise<string> {
+  const proc = Bun.spawn(argv, { env, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
     proc.exited,
   ]);
-  if (code !== 0) throw new Error(`throughline ${args.join(" ")}: exit ${code}: ${err}`);
+  if (code !== 0) throw new Error(`${argv.join(" ")}: exit ${code}: ${err}`);
   return out;
 }
 
-/** Run a command as the push wrote it (`throughline …`), with `--json` appended. */
+/** Run a command exactly as the push wrote it, through a shell with a user's PATH, plus `--json`. */
 async function bakedKeys(command: string | null, db: string): Promise<string[]> {
   if (command === null) return [];
-  const words = shellWords(command);
-  expect(words[0]).toBe("throughline");
-  const out = JSON.parse(await cli([...words.slice(1), "--json"], db));
+  const out = JSON.parse(
+    await run(["/bin/sh", "-c", `${command} --json`], {
+      PATH: USER_PATH,
+      HOME: process.env.HOME,
+      THROUGHLINE_DB: db,
+    }),
+  );
   return out.turns.map((t: { turn_key: string }) => t.turn_key);
 }
 
@@ -82,7 +86,7 @@ describe.skipIf(mains.length === 0)("continuity over the corpus", () => {
       }
 
       const ctx = JSON.parse(await cli(["context", "--session", session, "--json"], db));
-      expect(ctx.text).toBe(renderContext(input).text);
+      expect(ctx.text).toBe(renderContext(input, CLI_INVOCATION).text);
       const baked = bakedCommands(ctx.text);
       expect(baked).toEqual(ctx.pull);
       const [l1, l2] = await Promise.all([bakedKeys(baked.l1, db), bakedKeys(baked.l2, db)]);
@@ -94,6 +98,6 @@ describe.skipIf(mains.length === 0)("continuity over the corpus", () => {
       expect(ctx.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
       expect(ctx.stats.total_chars).toBe(ctx.text.length);
       if (!ctx.stats.truncated_newest)
-        expect(nextOlderTurn(input, ctx.stats.injected_turns)).not.toBe("would_fit");
+        expect(nextOlderTurn(input, ctx.stats.injected_turns, CLI_INVOCATION)).not.toBe("would_fit");
     }, 60_000);
 });

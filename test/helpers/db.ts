@@ -2,7 +2,8 @@ import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
 import { openForWrite } from "../../src/db/open.ts";
 
 export const REPO = join(import.meta.dir, "..", "..");
@@ -61,6 +62,40 @@ export function memoryHash(db: Database): string {
 
 export function count(db: Database, sql: string, params: Record<string, string | number> = {}): number {
   return (db.query(sql).get(params) as { n: number }).n;
+}
+
+/**
+ * What the CLI started by runCli prints as its own invocation (core/invocation.ts): the same
+ * bun binary as this test process, then the absolute entry.
+ */
+export const CLI_INVOCATION = selfInvocation(join(REPO, "src", "cli.ts"), process.execPath);
+
+/**
+ * A PATH like a user's: system directories and where bun lives, never node_modules/.bin, so a
+ * printed command that only works inside the project fails here as it would for the model.
+ */
+export const USER_PATH = [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
+
+/**
+ * Run a command line exactly as printed, through `sh -c` with USER_PATH, as Claude Code's
+ * Bash tool would; `extra` words are appended quoted.
+ */
+export function runShell(command: string, opts: { env?: Record<string, string>; extra?: string[] } = {}) {
+  const line = [command, ...(opts.extra ?? []).map(shellQuote)].join(" ");
+  const proc = Bun.spawnSync(["/bin/sh", "-c", line], {
+    env: {
+      // setup.ts points these at temp dirs: the shell gets nothing else of this environment.
+      HOME: process.env.HOME!,
+      THROUGHLINE_HOME: process.env.THROUGHLINE_HOME!,
+      CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR!,
+      TZ: "UTC",
+      NO_COLOR: "1",
+      ...opts.env,
+      PATH: USER_PATH,
+    },
+    stdin: "ignore",
+  });
+  return { exitCode: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
 }
 
 /** Run the CLI from source as a user would; returns exit code and both streams. */

@@ -1,6 +1,7 @@
 import { expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { CLI_INVOCATION } from "./db.ts";
 
 const GOLDEN_DIR = join(import.meta.dir, "..", "golden");
 
@@ -11,7 +12,9 @@ const GOLDEN_DIR = join(import.meta.dir, "..", "golden");
  */
 export function expectGolden(name: string, text: string): void {
   const path = join(GOLDEN_DIR, name);
-  const body = text.endsWith("\n") ? text : `${text}\n`;
+  // The invocation holds this machine's paths: goldens spell it `throughline`.
+  const plain = text.replaceAll(CLI_INVOCATION, "throughline");
+  const body = plain.endsWith("\n") ? plain : `${plain}\n`;
   if (process.env.UPDATE_GOLDEN === "1") {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, body);

@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { runCli } from "./db.ts";
+import { runShell } from "./db.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -201,18 +201,19 @@ export function shellWords(command: string): string[] {
   return words;
 }
 
-/** The `throughline recall --l2|--l1 …` commands exactly as written in the push text. */
+/** The `<invocation> recall --l2|--l1 …` commands exactly as written in the push text. */
 export function bakedCommands(text: string): { l2: string | null; l1: string | null } {
-  const find = (mode: string) =>
-    new RegExp(`\`(throughline recall --${mode} [^\`]*)\``).exec(text)?.[1] ?? null;
+  const find = (mode: string) => new RegExp(`\`([^\`\n]* recall --${mode} [^\`]*)\``).exec(text)?.[1] ?? null;
   return { l2: find("l2"), l1: find("l1") };
 }
 
-/** Run a baked command line against a database: `throughline …` becomes `bun src/cli.ts …`. */
+/**
+ * Run a command exactly as the product printed it, through a shell with a user's PATH
+ * (runShell), against `db`. Nothing is rewritten: a command that only works in the test's own
+ * environment fails here.
+ */
 export function runBaked(command: string, db: string, extra: string[] = []) {
-  const words = shellWords(command);
-  if (words[0] !== "throughline") throw new Error(`not a throughline command: ${command}`);
-  return runCli([...words.slice(1), ...extra], { env: { THROUGHLINE_DB: db } });
+  return runShell(command, { env: { THROUGHLINE_DB: db }, extra });
 }
 
 export function fileDigest(path: string): string | null {

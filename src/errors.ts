@@ -24,9 +24,25 @@ export function assertNever(x: never): never {
   throw new ThroughlineError("E_UNREACHABLE", `unexpected value: ${String(x)}`);
 }
 
+const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
+const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+/** Longest message printed: a message quoting input must not flood stderr either. */
+export const MAX_ERROR_CHARS = 2000;
+
+/**
+ * Messages quote input (a payload's path, a file name, an argument) that may hold a newline or
+ * other control characters; printed as-is they would break the one-line contract of hooks and
+ * of the CLI (docs/hooks.md). Escape them, JSON-style, and cap the length.
+ */
+export function oneLine(s: string): string {
+  const t = s.replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return t.length > MAX_ERROR_CHARS ? `${t.slice(0, MAX_ERROR_CHARS)}…` : t;
+}
+
 /** One line for a human: never a stack trace. */
 export function errorLine(err: unknown): string {
-  if (err instanceof ThroughlineError) return err.hint ? `${err.message} (${err.hint})` : err.message;
-  if (err instanceof Error) return `${err.name}: ${err.message}`.split("\n")[0] ?? "internal error";
-  return String(err).split("\n")[0] ?? "internal error";
+  if (err instanceof ThroughlineError)
+    return oneLine(err.hint ? `${err.message} (${err.hint})` : err.message);
+  if (err instanceof Error) return oneLine(`${err.name}: ${err.message}`);
+  return oneLine(String(err));
 }

@@ -70,11 +70,15 @@ function readRange(path: string, start: number, end: number): Uint8Array {
 }
 
 function statOrThrow(path: string) {
+  let st: ReturnType<typeof statSync>;
   try {
-    return statSync(path);
+    st = statSync(path);
   } catch {
     throw new ThroughlineError("E_NO_TRANSCRIPT", `transcript not found: ${path}`);
   }
+  // A FIFO or device would block the read or never end; a directory cannot be read as lines.
+  if (!st.isFile()) throw new ThroughlineError("E_NOT_FILE", `transcript is not a regular file: ${path}`);
+  return st;
 }
 
 function redactDetail(d: DetailDraft): DetailDraft {
@@ -309,7 +313,16 @@ export function subagentFiles(transcriptPath: string): string[] {
   return readdirSync(dir)
     .filter((f) => f.startsWith("agent-") && f.endsWith(".jsonl"))
     .sort()
-    .map((f) => join(dir, f));
+    .map((f) => join(dir, f))
+    .filter(isRegularFile);
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 interface SubagentPlan {

@@ -4,7 +4,7 @@
  * find the turn that started them.
  */
 import type { Database } from "bun:sqlite";
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { isObject, parseLine } from "../core/jsonl.ts";
 import { ThroughlineError } from "../errors.ts";
@@ -28,19 +28,38 @@ export interface ReplayReport {
   elapsed_ms: number;
 }
 
-function collect(path: string, out: string[]): void {
+/**
+ * Files to replay. A named path must be a regular file or a directory: opening a FIFO (or a
+ * terminal) would block forever. Inside a directory, anything else is passed over, and a
+ * directory reached twice (a symlink loop) is walked once.
+ */
+function collect(path: string, out: string[], seen = new Set<string>()): void {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
   } catch {
     throw new ThroughlineError("E_NOT_FOUND", `no such file or directory: ${path}`);
   }
-  if (st.isDirectory()) {
-    for (const name of readdirSync(path).sort()) {
-      const child = join(path, name);
-      if (name.endsWith(".jsonl") || statSync(child).isDirectory()) collect(child, out);
+  if (st.isFile()) out.push(resolve(path));
+  else if (st.isDirectory()) walk(path, out, seen);
+  else throw new ThroughlineError("E_NOT_FILE", `not a regular file or directory: ${path}`);
+}
+
+function walk(dir: string, out: string[], seen: Set<string>): void {
+  const real = realpathSync(dir);
+  if (seen.has(real)) return;
+  seen.add(real);
+  for (const name of readdirSync(dir).sort()) {
+    const child = join(dir, name);
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(child);
+    } catch {
+      continue; // a dangling symlink
     }
-  } else out.push(resolve(path));
+    if (st.isDirectory()) walk(child, out, seen);
+    else if (st.isFile() && name.endsWith(".jsonl")) out.push(resolve(child));
+  }
 }
 
 /** First entry that carries a uuid tells whether the file is a subagent's own transcript. */

@@ -31,7 +31,8 @@ export default defineCommand({
   },
   run({ args }) {
     const root = join(claudeConfigDir(process.env), "projects");
-    if (!existsSync(root)) throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history at ${root}`);
+    if (!existsSync(root) || !statSync(root).isDirectory())
+      throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history at ${root}`);
     let since: number | null = null;
     if (args.since) {
       since = Date.parse(args.since);

@@ -9,7 +9,7 @@ import type { JsonObject } from "../core/jsonl.ts";
 import { databasePath, type Env, normalizeProject } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { recordHookError } from "../db/queries/sessions.ts";
-import { errorLine, ThroughlineError } from "../errors.ts";
+import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
 
 export interface HookPayload extends JsonObject {}
@@ -86,7 +86,8 @@ export async function runHook(
     });
     return { exitCode: 0, stdout: out ?? "", stderr: "" };
   } catch (err) {
-    const line = `throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`;
+    // The event name comes from argv: escaped along with the message, so the line stays one line.
+    const line = oneLine(`throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`);
     try {
       db ??= openForWrite(databasePath(env));
       recordHookError(db, event, sessionId, line, now());
@@ -108,7 +109,7 @@ export async function runHookProcess(event: string, stdinText?: string): Promise
     out = await runHook(event, text, env);
   } catch (err) {
     // Last line of defence: a hook never prints a stack trace and never exits 2.
-    out = { exitCode: 1, stdout: "", stderr: `throughline hook ${event}: ${errorLine(err)}\n` };
+    out = { exitCode: 1, stdout: "", stderr: `${oneLine(`throughline hook ${event}: ${errorLine(err)}`)}\n` };
   }
   if (out.stdout) await Bun.write(Bun.stdout, out.stdout.endsWith("\n") ? out.stdout : `${out.stdout}\n`);
   if (out.stderr) await Bun.write(Bun.stderr, out.stderr);

@@ -11,6 +11,7 @@ import {
   registeredHooks,
   slashCommands,
 } from "../core/settings.ts";
+import { installExtras } from "../core/statusline-settings.ts";
 import { openForWrite } from "../db/open.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
@@ -21,12 +22,33 @@ export default defineCommand({
     description:
       "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code",
   },
-  args: { ...scopeArgs, ...dbArgs, ...jsonArgs },
+  args: {
+    ...scopeArgs,
+    statusline: {
+      type: "boolean",
+      description: "Also set `throughline statusline` as Claude Code's status line, if you have none",
+    },
+    "session-index": {
+      type: "boolean",
+      description: "Also keep the /recall skill's session-index files current (docs/monitor.md)",
+    },
+    ...dbArgs,
+    ...jsonArgs,
+  },
   run({ args }) {
     const target = settingsTarget(args.project);
     const invocation = selfInvocation();
     const file = readSettings(target.settings);
-    const next = mergePermissions(mergeHooks(file.settings, invocation), invocation);
+    const extras = installExtras(
+      mergePermissions(mergeHooks(file.settings, invocation), invocation),
+      invocation,
+      {
+        statusline: args.statusline === true,
+        sessionIndex: args["session-index"] === true,
+      },
+    );
+    for (const note of extras.notes) console.error(`throughline: ${note}`);
+    const next = extras.settings;
     const changed = JSON.stringify(next) !== JSON.stringify(file.settings);
     if (changed) writeSettings(target.settings, next, file);
     const written: string[] = [];
@@ -53,6 +75,8 @@ export default defineCommand({
       settings_changed: changed,
       hooks: registeredHooks(next),
       allow_rules: permissionRules(invocation),
+      statusline: extras.statusline,
+      session_index: extras.sessionIndex,
       commands_written: written,
       database: dbPath,
       invocation,

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
 import { COMMAND_MARKER, removeHooks, removePermissions, slashCommands } from "../core/settings.ts";
+import { uninstallExtras } from "../core/statusline-settings.ts";
 import { jsonArgs, printJson } from "./_args.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
@@ -15,7 +16,7 @@ export default defineCommand({
   run({ args }) {
     const target = settingsTarget(args.project);
     const file = readSettings(target.settings);
-    const next = removePermissions(removeHooks(file.settings));
+    const next = uninstallExtras(removePermissions(removeHooks(file.settings)));
     const changed = file.existed && JSON.stringify(next) !== JSON.stringify(file.settings);
     if (changed) writeSettings(target.settings, next, file);
     const removed: string[] = [];

@@ -5,8 +5,7 @@
  * (one `{"ts","seq","type","summary","detail"}` per line, append-only) and `summary.md`.
  * Pure: paths and lines from database rows; the files are written by src/capture/session-index.ts.
  */
-import { cutChars } from "./context.ts";
-import { EVENT_TYPES, type EventType, SUMMARY_MAX } from "./events.ts";
+import { EVENT_TYPES, type EventType, oneLine } from "./events.ts";
 import { isObject, type JsonObject } from "./jsonl.ts";
 
 export const SESSION_INDEX_ENV = "THROUGHLINE_SESSION_INDEX";
@@ -62,7 +61,7 @@ export function indexEvent(r: IndexEventRow): IndexEvent {
     ts: new Date(r.ts).toISOString(),
     seq: r.seq,
     type: r.type,
-    summary: cutChars(r.summary.replace(/\s+/g, " ").trim(), SUMMARY_MAX),
+    summary: oneLine(r.summary),
     detail,
   };
 }

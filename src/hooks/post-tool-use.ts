@@ -4,12 +4,14 @@
  * later under the same tool_use_id key, so the two paths never duplicate an event.
  */
 import { extractEvents, redactEvent, toolCallFromPostToolUse } from "../core/events.ts";
+import { claudeConfigDir } from "../core/paths.ts";
+import { sessionIndexEnabled } from "../core/session-index.ts";
 import { insertEvents } from "../db/queries/events.ts";
 import { resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./run.ts";
 
-export default function postToolUse(ctx: HookContext): undefined {
+export default function postToolUse(ctx: HookContext): Promise<undefined> | undefined {
   const now = ctx.now();
   const call = toolCallFromPostToolUse(ctx.payload, now);
   if (!call) throw new ThroughlineError("E_PAYLOAD", "payload has no tool_name");
@@ -31,4 +33,11 @@ export default function postToolUse(ctx: HookContext): undefined {
     },
     drafts,
   );
+  // Opt-in (docs/monitor.md): keep the /recall skill's session-index files current.
+  if (sessionIndexEnabled(ctx.env)) return appendIndex(ctx);
+}
+
+async function appendIndex(ctx: HookContext): Promise<undefined> {
+  const { appendSessionIndex } = await import("../capture/session-index.ts");
+  appendSessionIndex(ctx.db, claudeConfigDir(ctx.env), ctx.sessionId);
 }

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { hasLastMessage, ingestSession } from "../capture/session.ts";
 import { WINDOW_TURNS } from "../core/context.ts";
 import { redact } from "../core/redact.ts";
+import { sessionIndexEnabled } from "../core/session-index.ts";
 import { storedFinalText } from "../db/queries/capture.ts";
 import { countChainTurns } from "../db/queries/chain.ts";
 import { recordHookError, resolveLive } from "../db/queries/sessions.ts";
@@ -24,6 +25,11 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   const res = ingestSession(ctx.db, opts);
   await waitForFlush(ctx, opts, res.newestFinalText);
   await summarizeOne(ctx);
+  // Opt-in (docs/monitor.md): rewrite the session-index files, summary.md included.
+  if (sessionIndexEnabled(ctx.env)) {
+    const { refreshSessionIndex } = await import("../capture/session-index.ts");
+    await refreshSessionIndex(ctx.env, ctx.sessionId);
+  }
 }
 
 /** Only chains past the 20-turn window have turns to summarise; the summarizer loads only then. */

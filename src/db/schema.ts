@@ -177,6 +177,29 @@ CREATE TRIGGER events_fts_delete AFTER DELETE ON events BEGIN
   DELETE FROM events_fts WHERE rowid = old.id;
 END;
 `,
+  /* 2: what linked each cleared session to its successor (docs/hooks.md, "Which session a /clear continues") */ `
+-- One row per SessionEnd(reason "clear"): which client process cleared which session, and the
+-- prompt_id of that event (older clients repeat it on the next SessionStart).
+CREATE TABLE clear_links (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  project TEXT,
+  client TEXT,
+  prompt_id TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX clear_links_client ON clear_links(client, created_at);
+CREATE INDEX clear_links_prompt ON clear_links(prompt_id);
+CREATE INDEX clear_links_project ON clear_links(project, created_at);
+
+ALTER TABLE pending_handoffs ADD COLUMN client TEXT;
+ALTER TABLE pending_handoffs ADD COLUMN prompt_id TEXT;
+ALTER TABLE pending_handoffs ADD COLUMN chosen_by TEXT;
+ALTER TABLE pending_handoffs ADD COLUMN evidence TEXT;
+-- How the predecessor was chosen: link | baton | fallback | none, and the evidence for it.
+ALTER TABLE handoffs ADD COLUMN chosen_by TEXT;
+ALTER TABLE handoffs ADD COLUMN evidence TEXT;
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

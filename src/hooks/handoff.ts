@@ -1,99 +1,169 @@
 import { ingestSession } from "../capture/session.ts";
 import { renderContext } from "../core/context.ts";
-import { decideHandoff, mergeSkipReason } from "../core/handoff.ts";
+import {
+  type ChosenBy,
+  decideHandoff,
+  type LinkChoice,
+  MAX_PASS_ON,
+  mergeSkipReason,
+} from "../core/handoff.ts";
 import { selfInvocation } from "../core/invocation.ts";
-import { loadContextInput } from "../db/queries/chain.ts";
+import { countChainTurns, loadContextInput } from "../db/queries/chain.ts";
 import {
   deleteBaton,
   deletePending,
   getBaton,
   getPending,
   mergeChain,
+  type PendingRow,
   recordHandoff,
   recordInjection,
 } from "../db/queries/handoff.ts";
 import { getSession, recordHookError, resolveLive, upsertSession } from "../db/queries/sessions.ts";
+import { CHOICE_RANK, choosePredecessor } from "./predecessor.ts";
 import type { HookContext } from "./run.ts";
 
-/** Consume the pending handoff in one IMMEDIATE transaction; returns the push text, if any. */
+/**
+ * Consume the pending handoff in one IMMEDIATE transaction; returns the push text, if any.
+ * Which predecessor, and why, is recorded with the handoff (`doctor --session` shows it).
+ */
 export function handoff(ctx: HookContext): string | undefined {
   const { db } = ctx;
-  const now = ctx.now();
-  let push: string | undefined;
   const warnings: string[] = [];
+  let push: string | undefined;
   db.run("BEGIN IMMEDIATE");
   try {
     // Re-read inside the write lock: of two racing prompts only one consumes the row.
-    const pending = getPending(db, ctx.sessionId);
-    if (!pending) {
-      db.run("COMMIT");
-      return undefined;
-    }
-    deletePending(db, ctx.sessionId);
-    const project = ctx.project ?? pending.project;
-    const self = getSession(db, ctx.sessionId);
-    const bornAt = self?.created_at ?? pending.created_at;
-    const baton = project ? getBaton(db, project) : null;
-    const decision = decideHandoff({ sessionId: ctx.sessionId, bornAt, baton, frozen: pending.predecessor });
-    if (project && (decision.baton === "consume" || decision.baton === "expire")) deleteBaton(db, project);
-
-    let reason = decision.note;
-    let path = decision.path;
-    if (decision.predecessor) {
-      const predId = resolveLive(db, decision.predecessor);
-      if (predId.cycle) warnings.push(`merged_into cycle found from ${decision.predecessor}`);
-      const pred = getSession(db, predId.id);
-      // Finish the predecessor's transcript first: the last turn before /clear had no Stop.
-      if (pred?.transcript_path)
-        try {
-          ingestSession(db, { path: pred.transcript_path, sessionId: pred.id, project: pred.project, now });
-        } catch (err) {
-          warnings.push(`could not finish ingesting ${pred.id}: ${(err as Error).message}`);
-        }
-      const skip = predId.cycle
-        ? "chain_cycle"
-        : mergeSkipReason({
-            sessionId: ctx.sessionId,
-            sessionCreatedAt: bornAt,
-            predecessor: pred ? getSession(db, pred.id) : null,
-            predecessorId: predId.id,
-          });
-      if (skip) {
-        reason = [reason, `merge skipped: ${skip}`].filter(Boolean).join("; ");
-        path = "none";
-      } else {
-        upsertSession(db, {
-          id: ctx.sessionId,
-          project,
-          transcriptPath: ctx.transcriptPath,
-          createdAt: bornAt,
-          updatedAt: now,
+    if (settle(ctx, ctx.sessionId, 0, warnings)) {
+      const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
+      if (result.stats.injected_turns > 0 || result.stats.remaining_turns + result.stats.older_turns > 0) {
+        push = result.text;
+        recordInjection(db, {
+          session_id: ctx.sessionId,
+          created_at: ctx.now(),
+          ...result.stats,
+          truncated_newest: result.stats.truncated_newest ? 1 : 0,
         });
-        mergeChain(db, predId.id, ctx.sessionId);
-        const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
-        if (result.stats.injected_turns > 0 || result.stats.remaining_turns + result.stats.older_turns > 0) {
-          push = result.text;
-          recordInjection(db, {
-            session_id: ctx.sessionId,
-            created_at: now,
-            ...result.stats,
-            truncated_newest: result.stats.truncated_newest ? 1 : 0,
-          });
-        } else reason = [reason, "predecessor chain holds no turns"].filter(Boolean).join("; ");
       }
     }
-    recordHandoff(db, {
-      session_id: ctx.sessionId,
-      path,
-      predecessor: decision.predecessor,
-      reason,
-      created_at: now,
-    });
     db.run("COMMIT");
   } catch (err) {
     db.run("ROLLBACK");
     throw err;
   }
-  for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, now);
+  for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, ctx.now());
   return push;
+}
+
+/**
+ * The link found again now, if it is better than what SessionStart froze: SessionEnd(clear)
+ * of the old session can land after SessionStart of the new one ran.
+ */
+function relink(
+  ctx: HookContext,
+  pending: PendingRow,
+  bornAt: number,
+  project: string | null,
+): LinkChoice | null {
+  const frozen: LinkChoice | null =
+    pending.predecessor && pending.chosen_by
+      ? { predecessor: pending.predecessor, chosenBy: pending.chosen_by, evidence: pending.evidence ?? "" }
+      : pending.predecessor
+        ? { predecessor: pending.predecessor, chosenBy: "fallback", evidence: "frozen at SessionStart" }
+        : null;
+  if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF === "1") return null;
+  if (pending.source !== "clear" && pending.source !== "startup") return frozen;
+  const again = choosePredecessor(
+    ctx.db,
+    { sessionId: pending.session_id, bornAt, client: pending.client, promptId: pending.prompt_id, project },
+    { newestFallback: false },
+  );
+  if (!again || (pending.source !== "clear" && again.chosenBy !== "link")) return frozen;
+  if (!frozen) return again;
+  const better = CHOICE_RANK[again.chosenBy] > CHOICE_RANK[frozen.chosenBy];
+  const newerLink = again.chosenBy === "link" && frozen.chosenBy === "link";
+  return better || newerLink ? again : frozen;
+}
+
+/**
+ * Consume one session's pending handoff and merge its predecessor's chain into it; true when a
+ * chain was merged. A predecessor that still has its own pending row was cleared before its
+ * first prompt: it is settled first, so `clear, clear, prompt` hands over the whole chain.
+ */
+function settle(ctx: HookContext, sessionId: string, depth: number, warnings: string[]): boolean {
+  const { db } = ctx;
+  const now = ctx.now();
+  const pending = getPending(db, sessionId);
+  if (!pending) return false;
+  deletePending(db, sessionId);
+  const self = getSession(db, sessionId);
+  const project = (depth === 0 ? ctx.project : null) ?? pending.project ?? self?.project ?? null;
+  const bornAt = self?.created_at ?? pending.created_at;
+  const link = relink(ctx, pending, bornAt, project);
+  let evidence = link?.evidence ?? null;
+  if (link && depth < MAX_PASS_ON) {
+    const pred = resolveLive(db, link.predecessor).id;
+    if (getPending(db, pred) && settle(ctx, pred, depth + 1, warnings))
+      evidence = `${evidence}; ${pred} was cleared before its first prompt and passed its predecessor on`;
+  }
+
+  const baton = project ? getBaton(db, project) : null;
+  const decision = decideHandoff({ sessionId, bornAt, baton, frozen: link?.predecessor ?? null });
+  if (project && (decision.baton === "consume" || decision.baton === "expire")) deleteBaton(db, project);
+  let chosenBy: ChosenBy = "none";
+  if (decision.path === "baton" && baton) {
+    chosenBy = "baton";
+    evidence = `baton stored by ${baton.session_id} at ${new Date(baton.created_at).toISOString()}`;
+  } else if (decision.path === "auto" && link) chosenBy = link.chosenBy;
+  else evidence = null;
+
+  let reason = decision.note;
+  let path = decision.path;
+  let merged = false;
+  if (decision.predecessor) {
+    const predId = resolveLive(db, decision.predecessor);
+    if (predId.cycle) warnings.push(`merged_into cycle found from ${decision.predecessor}`);
+    const pred = getSession(db, predId.id);
+    // Finish the predecessor's transcript first: the last turn before /clear had no Stop.
+    if (pred?.transcript_path)
+      try {
+        ingestSession(db, { path: pred.transcript_path, sessionId: pred.id, project: pred.project, now });
+      } catch (err) {
+        warnings.push(`could not finish ingesting ${pred.id}: ${(err as Error).message}`);
+      }
+    const skip = predId.cycle
+      ? "chain_cycle"
+      : mergeSkipReason({
+          sessionId,
+          sessionCreatedAt: bornAt,
+          predecessor: pred ? getSession(db, pred.id) : null,
+          predecessorId: predId.id,
+        });
+    if (skip) {
+      reason = [reason, `merge skipped: ${skip}`].filter(Boolean).join("; ");
+      path = "none";
+    } else {
+      upsertSession(db, {
+        id: sessionId,
+        project,
+        transcriptPath: depth === 0 ? ctx.transcriptPath : null,
+        createdAt: bornAt,
+        updatedAt: now,
+      });
+      mergeChain(db, predId.id, sessionId);
+      merged = true;
+      if (depth === 0 && countChainTurns(db, sessionId) === 0)
+        reason = [reason, "predecessor chain holds no turns"].filter(Boolean).join("; ");
+    }
+  }
+  recordHandoff(db, {
+    session_id: sessionId,
+    path,
+    predecessor: decision.predecessor,
+    reason,
+    created_at: now,
+    chosen_by: chosenBy,
+    evidence,
+  });
+  return merged;
 }

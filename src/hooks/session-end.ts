@@ -1,17 +1,30 @@
 import { ingestSession } from "../capture/session.ts";
+import { insertClearLink } from "../db/queries/handoff.ts";
+import { clientProcess } from "./client.ts";
 import type { HookContext } from "./run.ts";
 
 /**
  * SessionEnd has a 1.5 s budget in Claude Code. One incremental ingest reads only the bytes
  * written since the last Stop, which fits; the next session's handoff finishes anything left.
+ * On `reason: "clear"` it records which client process cleared this session, so the session
+ * the same process starts next continues it (docs/hooks.md, "Which session a /clear continues").
  */
 export default function sessionEnd(ctx: HookContext): undefined {
+  const now = ctx.now();
+  if (ctx.payload.reason === "clear")
+    insertClearLink(ctx.db, {
+      session_id: ctx.sessionId,
+      project: ctx.project,
+      client: clientProcess(ctx.env),
+      prompt_id: typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null,
+      created_at: now,
+    });
   if (ctx.transcriptPath)
     ingestSession(ctx.db, {
       path: ctx.transcriptPath,
       sessionId: ctx.sessionId,
       project: ctx.project,
-      now: ctx.now(),
+      now,
     });
   return undefined;
 }

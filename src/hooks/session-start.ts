@@ -1,11 +1,14 @@
-import { existsSync } from "node:fs";
-import { insertPending, predecessorCandidates } from "../db/queries/handoff.ts";
-import { upsertSession } from "../db/queries/sessions.ts";
+import { insertPending } from "../db/queries/handoff.ts";
+import { getSession, upsertSession } from "../db/queries/sessions.ts";
+import { clientProcess } from "./client.ts";
+import { choosePredecessor } from "./predecessor.ts";
 import type { HookContext } from "./run.ts";
 
 /**
- * SessionStart only records intent (SPEC §4.1): Claude Code sometimes fires a second, ghost
- * SessionStart that never becomes a session, so nothing is handed over until the first prompt.
+ * SessionStart only records intent: Claude Code sometimes fires a second, ghost SessionStart
+ * that never becomes a session, so nothing is handed over until the first prompt. On a clear
+ * it freezes which session this one continues (docs/hooks.md, "Which session a /clear
+ * continues"); the first prompt checks again, in case the SessionEnd(clear) hook ran late.
  */
 export default function sessionStart(ctx: HookContext): undefined {
   const source = typeof ctx.payload.source === "string" ? ctx.payload.source : "startup";
@@ -19,19 +22,26 @@ export default function sessionStart(ctx: HookContext): undefined {
   });
   // Compaction and resume keep their own continuity: nothing to hand over.
   if (source === "compact" || source === "resume") return undefined;
-  let predecessor: string | null = null;
-  if (source === "clear" && ctx.project && ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1") {
-    const found = predecessorCandidates(ctx.db, ctx.project, ctx.sessionId).find(
-      (s) => s.transcript_path !== null && existsSync(s.transcript_path),
-    );
-    predecessor = found?.id ?? null;
+  const client = clientProcess(ctx.env);
+  const promptId = typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null;
+  let choice = null;
+  if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || source === "startup")) {
+    const bornAt = getSession(ctx.db, ctx.sessionId)?.created_at ?? now;
+    const q = { sessionId: ctx.sessionId, bornAt, client, promptId, project: ctx.project };
+    choice = choosePredecessor(ctx.db, q, { newestFallback: source === "clear" });
+    // Some clients report a /clear as `startup`: only a link from the same client counts then.
+    if (source !== "clear" && choice?.chosenBy !== "link") choice = null;
   }
   insertPending(ctx.db, {
     session_id: ctx.sessionId,
     project: ctx.project,
     source,
-    predecessor,
+    predecessor: choice?.predecessor ?? null,
     created_at: now,
+    client,
+    prompt_id: promptId,
+    chosen_by: choice?.chosenBy ?? null,
+    evidence: choice?.evidence ?? null,
   });
   return undefined;
 }

@@ -1,7 +1,9 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTEXT_BUDGET } from "../../src/core/context.ts";
+import { runHook } from "../../src/hooks/run.ts";
 import { CORPUS, count, runCli, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -229,12 +231,10 @@ describe("lifecycle: /tl baton (SPEC §5)", () => {
         { o: sid(3), n: 12 },
       ]);
     });
-    const l1 = /throughline recall --l1 [^\n`]*/.exec(push)?.[0];
+    // Whatever invocation the push bakes in front of it, the subcommand and its arguments follow.
+    const l1 = /recall --l1 [^\n`]*/.exec(push)?.[0];
     expect(l1).toBeDefined();
-    const args = l1!
-      .replace(/^throughline /, "")
-      .split(" ")
-      .filter(Boolean);
+    const args = l1!.split(" ").filter(Boolean);
     const r = runCli([...args, "--json", "--db", h.dbPath]);
     expect(r.stderr).toBe("");
     const keys = (JSON.parse(r.stdout).turns as { turn_key: string }[]).map((t) => t.turn_key);
@@ -282,4 +282,301 @@ describe.skipIf(!existsSync(join(CORPUS, "transcripts")))("lifecycle on a real r
       expect(count(db, "SELECT count(*) n FROM turns WHERE session_id = $s", { s: sid(8) })).toBe(0);
     });
   }, 60_000);
+});
+
+// ── which session a /clear continues, replayed from recorded Claude Code hooks ─────────────
+
+interface RecordedProc {
+  pid: number;
+  ppid: number;
+  comm: string;
+  cmdline: string;
+}
+interface RecordedEvent {
+  t: number;
+  window: "A" | "B";
+  event: "SessionStart" | "SessionEnd" | "UserPromptSubmit";
+  payload: Record<string, unknown> & { session_id: string };
+  env: Record<string, string>;
+  proc: RecordedProc[];
+}
+interface Recording {
+  cli: string;
+  events: RecordedEvent[];
+}
+
+const HOOK_OF = {
+  SessionStart: "session-start",
+  SessionEnd: "session-end",
+  UserPromptSubmit: "user-prompt-submit",
+} as const;
+
+function loadRecording(cli: string): Recording {
+  return JSON.parse(
+    readFileSync(join(import.meta.dir, "..", "fixtures", "hooks", `two-windows-${cli}.json`), "utf8"),
+  );
+}
+
+/** What a replay may take from the recording: each kind of evidence can be withheld. */
+interface ReplayOptions {
+  promptId?: boolean;
+  claudePid?: boolean;
+  proc?: boolean;
+  sessionEnd?: boolean;
+}
+
+/**
+ * Replay a recorded run through the real hooks, in-process: the recorded payloads, the
+ * recorded CLAUDE_* environment and the recorded parent-process chain (as a /proc tree), with
+ * transcripts written so each prompt becomes a stored turn. Returns the pushes by prompt.
+ */
+async function replayRecording(rec: Recording, opts: ReplayOptions = {}) {
+  using dir = tempDir();
+  const base = Date.parse("2026-03-01T12:00:00.000Z");
+  const db = join(dir.path, "tl.db");
+  const builders = new Map<string, TranscriptBuilder>();
+  const pushes = new Map<string, string>();
+  const sessionOf = new Map<string, string>();
+  let n = 0;
+  for (const ev of rec.events) {
+    if (ev.event === "SessionEnd" && opts.sessionEnd === false) continue;
+    const now = base + ev.t;
+    const id = ev.payload.session_id;
+    const payload: Record<string, unknown> = {
+      ...ev.payload,
+      transcript_path: join(dir.path, `${id}.jsonl`),
+    };
+    if (opts.promptId === false) delete payload.prompt_id;
+    const env: Record<string, string> = {
+      THROUGHLINE_DB: db,
+      THROUGHLINE_FLUSH_WAIT_MS: "0",
+      HOME: dir.path,
+    };
+    if (opts.claudePid !== false && ev.env.CLAUDE_PID) env.CLAUDE_PID = ev.env.CLAUDE_PID;
+    const procRoot = join(dir.path, `proc-${++n}`);
+    env.THROUGHLINE_PROC_ROOT = procRoot;
+    if (opts.proc !== false)
+      for (const [i, p] of ev.proc.entries())
+        for (const name of i === 0 ? ["self", String(p.pid)] : [String(p.pid)]) {
+          mkdirSync(join(procRoot, name), { recursive: true });
+          writeFileSync(join(procRoot, name, "stat"), `${p.pid} (${p.comm}) S ${p.ppid} 1 1 0 -1\n`);
+          writeFileSync(join(procRoot, name, "cmdline"), p.cmdline);
+        }
+    const run = (event: string, body: Record<string, unknown>) =>
+      runHook(event, JSON.stringify(body), env, () => now);
+    if (ev.event === "SessionStart" && ev.payload.source === "clear") {
+      // Claude Code writes the /clear itself at the top of the new session's transcript.
+      const b = new TranscriptBuilder(id, String(ev.payload.cwd), new Date(now).toISOString());
+      b.user(
+        "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>",
+      );
+      builders.set(id, b);
+      writeFileSync(join(dir.path, `${id}.jsonl`), b.text());
+    }
+    const out = await run(HOOK_OF[ev.event], payload);
+    expect(out.stderr).toBe("");
+    if (ev.event === "UserPromptSubmit") {
+      const prompt = String(ev.payload.prompt);
+      sessionOf.set(prompt, id);
+      if (out.stdout) pushes.set(prompt, out.stdout);
+      // The turn as Claude Code writes it, then its Stop.
+      const b =
+        builders.get(id) ?? new TranscriptBuilder(id, String(ev.payload.cwd), new Date(now).toISOString());
+      builders.set(id, b);
+      b.user(prompt).say(`Reply to: ${prompt}`);
+      writeFileSync(join(dir.path, `${id}.jsonl`), b.text());
+      expect((await run("stop", { ...payload, hook_event_name: "Stop" })).stderr).toBe("");
+    }
+  }
+  const read = new Database(db, { readonly: true });
+  try {
+    const handoffs = read
+      .query("SELECT session_id, path, predecessor, chosen_by, evidence FROM handoffs ORDER BY id")
+      .all() as {
+      session_id: string;
+      path: string;
+      predecessor: string | null;
+      chosen_by: string;
+      evidence: string;
+    }[];
+    const chainOf = (prompt: string) =>
+      (
+        read
+          .query(
+            `SELECT b.text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'user'
+             WHERE t.session_id = (SELECT coalesce(s.merged_into, s.id) FROM sessions s WHERE s.id = $s)
+             ORDER BY t.started_at`,
+          )
+          .all({ s: sessionOf.get(prompt)! }) as { text: string }[]
+      )
+        .map((r) => r.text)
+        .filter((t) => t !== "/clear");
+    const chains = new Map([...sessionOf.keys()].map((p) => [p, chainOf(p)]));
+    return {
+      pushes,
+      handoffs,
+      sessionOf,
+      chainOf: (p: string) => chains.get(p),
+      handoffOf: (p: string) => handoffs.find((h) => h.session_id === sessionOf.get(p)),
+    };
+  } finally {
+    read.close();
+  }
+}
+
+/** The session that received `prompt`. */
+function sessionBefore(rec: Recording, prompt: string): string {
+  return rec.events.find((e) => e.event === "UserPromptSubmit" && e.payload.prompt === prompt)!.payload
+    .session_id;
+}
+
+describe("which session a /clear continues (recorded hooks of two windows)", () => {
+  for (const cli of ["2.1.332", "2.1.197"]) {
+    const rec = loadRecording(cli);
+    const evidence = cli === "2.1.332" ? /^same client process \(pid:\d+\)/ : /^same prompt_id /;
+
+    test(`${cli}: each window's clears continue that window, also clear-clear-prompt and two clears in the same second`, async () => {
+      const r = await replayRecording(rec);
+      // A: one, /clear, /clear, two → A's push holds A's first turn (passed on by the empty middle session).
+      const two = r.pushes.get("alpha two")!;
+      expect(two).toContain("alpha one");
+      expect(two).not.toContain("beta one");
+      expect(r.handoffOf("alpha two")).toMatchObject({ path: "auto", chosen_by: "link" });
+      expect(r.handoffOf("alpha two")!.evidence).toMatch(evidence);
+      expect(r.handoffOf("alpha two")!.evidence).toContain("cleared before its first prompt");
+      // Both windows clear within the same second: each continues its own.
+      const three = r.pushes.get("alpha three")!;
+      expect(three).toContain("alpha two");
+      expect(three).not.toContain("beta");
+      expect(r.handoffOf("alpha three")).toMatchObject({
+        predecessor: sessionBefore(rec, "alpha two"),
+        chosen_by: "link",
+      });
+      const beta = r.pushes.get("beta two")!;
+      expect(beta).toContain("beta one");
+      expect(beta).not.toContain("alpha");
+      expect(r.handoffOf("beta two")).toMatchObject({
+        predecessor: sessionBefore(rec, "beta one"),
+        chosen_by: "link",
+      });
+      expect(r.chainOf("alpha three")).toEqual(["alpha one", "alpha two", "alpha three"]);
+      expect(r.chainOf("beta two")).toEqual(["beta one", "beta two"]);
+    });
+  }
+
+  test("2.1.197 without /proc (macOS, Windows): the shared prompt_id alone links", async () => {
+    const r = await replayRecording(loadRecording("2.1.197"), { proc: false });
+    expect(r.handoffOf("alpha three")).toMatchObject({
+      predecessor: sessionBefore(loadRecording("2.1.197"), "alpha two"),
+      chosen_by: "link",
+    });
+    expect(r.handoffOf("beta two")!.evidence).toMatch(/^same prompt_id /);
+  });
+
+  test("2.1.197 without prompt_id: the parent-process walk alone links", async () => {
+    const rec = loadRecording("2.1.197");
+    const r = await replayRecording(rec, { promptId: false });
+    expect(r.handoffOf("alpha three")).toMatchObject({
+      predecessor: sessionBefore(rec, "alpha two"),
+      chosen_by: "link",
+    });
+    expect(r.handoffOf("beta two")!.evidence).toMatch(/^same client process \(pid:\d+\)/);
+  });
+
+  for (const cli of ["2.1.332", "2.1.197"])
+    test(`${cli} with neither link: a SessionEnd(clear) just seen in the project beats the newer window`, async () => {
+      const rec = loadRecording(cli);
+      const r = await replayRecording(rec, { promptId: false, claudePid: false, proc: false });
+      // B was the most recently active session when A cleared; A's own clear wins.
+      expect(r.pushes.get("alpha two")).toContain("alpha one");
+      expect(r.pushes.get("alpha two")).not.toContain("beta one");
+      expect(r.handoffOf("alpha two")).toMatchObject({ chosen_by: "fallback" });
+      expect(r.handoffOf("alpha two")!.evidence).toMatch(/^SessionEnd\(clear\) of /);
+    });
+
+  test("no SessionEnd at all: the newest live session of the project is the last fallback, and says so", async () => {
+    const rec = loadRecording("2.1.332");
+    const r = await replayRecording(rec, {
+      promptId: false,
+      claudePid: false,
+      proc: false,
+      sessionEnd: false,
+    });
+    expect(r.handoffOf("alpha two")).toMatchObject({ chosen_by: "fallback" });
+    expect(r.handoffOf("alpha two")!.evidence).toContain("newest live session of the project");
+  });
+});
+
+describe("clears with no prompt between them keep the chain", () => {
+  function clientDriver(dir: string): HookDriver {
+    const h = new HookDriver(dir);
+    // One client process for every hook; no /proc walk (the recorded trees are tested above).
+    h.env.CLAUDE_PID = "4242";
+    h.env.THROUGHLINE_PROC_ROOT = join(dir, "no-proc");
+    return h;
+  }
+
+  test("/tl, a quick /clear, a ghost SessionStart, /clear again, then a prompt: the push holds the first session", async () => {
+    using dir = tempDir();
+    const h = clientDriver(dir.path);
+    await session(h, sid(1), 3);
+    await h.fire("user-prompt-submit", sid(1), { prompt: "/tl" });
+    h.advance(500);
+    await h.fire("session-end", sid(1), { reason: "clear" });
+    h.advance(200);
+    await h.fire("session-start", sid(2), { source: "clear" });
+    h.advance(150);
+    await h.fire("session-start", sid(5), { source: "clear" }); // ghost
+    h.write(
+      new TranscriptBuilder(sid(2), PROJECT, new Date(h.clock).toISOString()).user(
+        "<command-name>/clear</command-name>",
+      ),
+    );
+    h.advance(800);
+    await h.fire("session-end", sid(2), { reason: "clear" });
+    h.advance(200);
+    await h.fire("session-start", sid(3), { source: "clear" });
+    h.advance(3000);
+    const out = await h.fire("user-prompt-submit", sid(3), { prompt: "ok continue" });
+    expect(out.stdout).toContain("1111 answer 3");
+    h.read((db) => {
+      // Three turns of the first session and the middle session's /clear.
+      expect(count(db, "SELECT count(*) n FROM turns WHERE session_id = $s", { s: sid(3) })).toBe(4);
+      const rows = db
+        .query(
+          "SELECT session_id, path, predecessor, chosen_by FROM handoffs WHERE path != 'none' ORDER BY id",
+        )
+        .all();
+      // The empty middle session was settled first (it took the baton), then passed on.
+      expect(rows).toEqual([
+        { session_id: sid(2), path: "baton", predecessor: sid(1), chosen_by: "baton" },
+        { session_id: sid(3), path: "auto", predecessor: sid(2), chosen_by: "link" },
+      ]);
+      expect(count(db, "SELECT count(*) n FROM handoff_batons")).toBe(0);
+    });
+  });
+
+  test("SessionEnd(clear) landing after the new SessionStart is found at the first prompt", async () => {
+    using dir = tempDir();
+    const h = clientDriver(dir.path);
+    await session(h, sid(1), 2);
+    h.advance(MIN);
+    await session(h, sid(2), 2); // another, newer session of the project
+    h.env.CLAUDE_PID = "5151";
+    await h.fire("session-start", sid(3), { source: "clear" });
+    h.env.CLAUDE_PID = "4242";
+    h.advance(100);
+    await h.fire("session-end", sid(1), { reason: "clear" });
+    await h.fire("session-start", sid(4), { source: "clear" });
+    h.advance(100);
+    // sid(3)'s client cleared nothing: it falls back; sid(4) links to sid(1) although sid(2) is newer.
+    const four = await h.fire("user-prompt-submit", sid(4), { prompt: "go" });
+    expect(four.stdout).toContain("1111 answer 2");
+    expect(four.stdout).not.toContain("2222 answer");
+    h.read((db) =>
+      expect(
+        db.query("SELECT predecessor, chosen_by FROM handoffs WHERE session_id = $s").get({ s: sid(4) }),
+      ).toEqual({ predecessor: sid(1), chosen_by: "link" }),
+    );
+  });
 });

@@ -1,6 +1,12 @@
 import type { Database } from "bun:sqlite";
 import type { ContextStats } from "../../core/context.ts";
-import type { BatonRow, HandoffPath } from "../../core/handoff.ts";
+import {
+  type BatonRow,
+  type ChosenBy,
+  type ClearLink,
+  type HandoffPath,
+  LINK_WINDOW_MS,
+} from "../../core/handoff.ts";
 
 export interface PendingRow {
   session_id: string;
@@ -8,15 +14,92 @@ export interface PendingRow {
   source: string | null;
   predecessor: string | null;
   created_at: number;
+  /** The client process that started the session (`pid:<n>`), when known. */
+  client: string | null;
+  prompt_id: string | null;
+  /** How `predecessor` was chosen at SessionStart (`link` or `fallback`), and why. */
+  chosen_by: "link" | "fallback" | null;
+  evidence: string | null;
 }
 
-export function insertPending(db: Database, p: PendingRow): void {
+/** A second SessionStart for the same id keeps what the first one found, unless it found more. */
+export function insertPending(
+  db: Database,
+  p: Omit<PendingRow, "client" | "prompt_id" | "chosen_by" | "evidence"> & Partial<PendingRow>,
+): void {
   db.query(
-    `INSERT INTO pending_handoffs (session_id, project, source, predecessor, created_at)
-     VALUES ($session_id, $project, $source, $predecessor, $created_at)
+    `INSERT INTO pending_handoffs
+       (session_id, project, source, predecessor, created_at, client, prompt_id, chosen_by, evidence)
+     VALUES ($session_id, $project, $source, $predecessor, $created_at, $client, $prompt_id, $chosen_by, $evidence)
      ON CONFLICT(session_id) DO UPDATE SET project = excluded.project, source = excluded.source,
-       predecessor = coalesce(excluded.predecessor, pending_handoffs.predecessor)`,
-  ).run({ ...p });
+       predecessor = coalesce(excluded.predecessor, pending_handoffs.predecessor),
+       chosen_by = CASE WHEN excluded.predecessor IS NULL THEN pending_handoffs.chosen_by ELSE excluded.chosen_by END,
+       evidence = CASE WHEN excluded.predecessor IS NULL THEN pending_handoffs.evidence ELSE excluded.evidence END,
+       client = coalesce(excluded.client, pending_handoffs.client),
+       prompt_id = coalesce(excluded.prompt_id, pending_handoffs.prompt_id)`,
+  ).run({ client: null, prompt_id: null, chosen_by: null, evidence: null, ...p });
+}
+
+/** SessionEnd(reason "clear"): remember who cleared which session, for its successor. */
+export function insertClearLink(
+  db: Database,
+  l: {
+    session_id: string;
+    project: string | null;
+    client: string | null;
+    prompt_id: string | null;
+    created_at: number;
+  },
+): void {
+  db.query(
+    `INSERT INTO clear_links (session_id, project, client, prompt_id, created_at)
+     VALUES ($session_id, $project, $client, $prompt_id, $created_at)`,
+  ).run({ ...l });
+  // Links matter for seconds; a day of them is plenty for diagnosis.
+  db.query("DELETE FROM clear_links WHERE created_at < $cutoff").run({ cutoff: l.created_at - 86_400_000 });
+}
+
+/**
+ * SessionEnd(clear) rows that could link to a session born at `bornAt`: the same prompt_id, or
+ * within the link window for the same client or project. Indexed lookups, a handful of rows.
+ */
+export function clearLinksNear(
+  db: Database,
+  q: { bornAt: number; client: string | null; promptId: string | null; project: string | null },
+): ClearLink[] {
+  return db
+    .query<
+      ClearLink,
+      { from: number; to: number; client: string | null; prompt: string | null; project: string | null }
+    >(
+      `SELECT l.session_id, l.project, l.client, l.prompt_id, l.created_at, s.created_at AS session_created_at,
+              s.merged_into
+       FROM clear_links l LEFT JOIN sessions s ON s.id = l.session_id
+       WHERE l.id IN (
+         SELECT id FROM clear_links WHERE prompt_id = $prompt
+         UNION SELECT id FROM clear_links WHERE client = $client AND created_at BETWEEN $from AND $to
+         UNION SELECT id FROM clear_links WHERE project = $project AND created_at BETWEEN $from AND $to)
+       ORDER BY l.created_at DESC LIMIT 20`,
+    )
+    .all({
+      from: q.bornAt - LINK_WINDOW_MS,
+      to: q.bornAt + LINK_WINDOW_MS,
+      client: q.client,
+      prompt: q.promptId,
+      project: q.project,
+    });
+}
+
+/** Predecessors other pending sessions already froze (another window's /clear took them). */
+export function claimedPredecessors(db: Database, self: string): Set<string> {
+  return new Set(
+    db
+      .query<{ p: string }, { self: string }>(
+        "SELECT predecessor AS p FROM pending_handoffs WHERE predecessor IS NOT NULL AND session_id != $self",
+      )
+      .all({ self })
+      .map((r) => r.p),
+  );
 }
 
 /** The hot-path lookup every prompt pays: one primary-key probe. */
@@ -31,17 +114,21 @@ export function deletePending(db: Database, sessionId: string): void {
 }
 
 /**
- * Predecessor for an automatic handoff on /clear: the most recently updated live session of
- * the project, other than the new one, whose transcript exists (a ghost session has none).
+ * The last fallback for an automatic handoff on /clear, when no SessionEnd(clear) links: the
+ * most recently updated live sessions of the project other than the new one (the caller keeps
+ * the first whose transcript exists: a ghost session has none).
  */
 export function predecessorCandidates(
   db: Database,
   project: string,
   self: string,
-): { id: string; transcript_path: string | null }[] {
+): { id: string; transcript_path: string | null; created_at: number }[] {
   return db
-    .query<{ id: string; transcript_path: string | null }, { project: string; self: string }>(
-      `SELECT id, transcript_path FROM sessions
+    .query<
+      { id: string; transcript_path: string | null; created_at: number },
+      { project: string; self: string }
+    >(
+      `SELECT id, transcript_path, created_at FROM sessions
        WHERE project = $project AND id != $self AND merged_into IS NULL
        ORDER BY updated_at DESC LIMIT 20`,
     )
@@ -78,36 +165,52 @@ export function mergeChain(db: Database, from: string, to: string): number {
   return moved;
 }
 
-export function recordHandoff(
-  db: Database,
-  h: {
-    session_id: string;
-    path: HandoffPath;
-    predecessor: string | null;
-    reason: string | null;
-    created_at: number;
-  },
-): void {
-  db.query(
-    `INSERT INTO handoffs (session_id, path, predecessor, reason, created_at)
-     VALUES ($session_id, $path, $predecessor, $reason, $created_at)`,
-  ).run({ ...h });
-}
-
 export interface HandoffRow {
   session_id: string;
   path: HandoffPath;
   predecessor: string | null;
   reason: string | null;
   created_at: number;
+  /** link | baton | fallback | none; null for handoffs recorded before this was kept. */
+  chosen_by: ChosenBy | null;
+  evidence: string | null;
 }
+
+export function recordHandoff(db: Database, h: HandoffRow): void {
+  db.query(
+    `INSERT INTO handoffs (session_id, path, predecessor, reason, created_at, chosen_by, evidence)
+     VALUES ($session_id, $path, $predecessor, $reason, $created_at, $chosen_by, $evidence)`,
+  ).run({ ...h });
+}
+
+const HANDOFF_COLUMNS = "session_id, path, predecessor, reason, created_at, chosen_by, evidence";
 
 export function lastHandoff(db: Database, sessionId: string): HandoffRow | null {
   return db
     .query<HandoffRow, { id: string }>(
-      "SELECT session_id, path, predecessor, reason, created_at FROM handoffs WHERE session_id = $id ORDER BY id DESC LIMIT 1",
+      `SELECT ${HANDOFF_COLUMNS} FROM handoffs WHERE session_id = $id ORDER BY id DESC LIMIT 1`,
     )
     .get({ id: sessionId });
+}
+
+/** Every handoff recorded for a session, oldest first (normally one). */
+export function handoffsOf(db: Database, sessionId: string): HandoffRow[] {
+  return db
+    .query<HandoffRow, { id: string }>(
+      `SELECT ${HANDOFF_COLUMNS} FROM handoffs WHERE session_id = $id ORDER BY id`,
+    )
+    .all({ id: sessionId });
+}
+
+/** The SessionEnd(clear) rows recorded for a session (what its successor could link to). */
+export type ClearLinkRow = Omit<ClearLink, "session_created_at" | "merged_into">;
+
+export function clearLinksOf(db: Database, sessionId: string): ClearLinkRow[] {
+  return db
+    .query<ClearLinkRow, { id: string }>(
+      "SELECT session_id, project, client, prompt_id, created_at FROM clear_links WHERE session_id = $id ORDER BY id",
+    )
+    .all({ id: sessionId });
 }
 
 /** One push: the stats of SPEC §4.4, as stored (SQLite has no boolean). */

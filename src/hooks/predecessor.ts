@@ -1,0 +1,35 @@
+/**
+ * Which session a new session continues after /clear (docs/hooks.md, "Which session a /clear
+ * continues"): a SessionEnd(clear) link first, the newest live session of the project last.
+ * Used at SessionStart and again at the first prompt, when a late SessionEnd may have landed.
+ */
+import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { chooseClearLink, type LinkChoice, type LinkQuery } from "../core/handoff.ts";
+import { claimedPredecessors, clearLinksNear, predecessorCandidates } from "../db/queries/handoff.ts";
+
+export const CHOICE_RANK = { link: 2, fallback: 1 } as const;
+
+export function choosePredecessor(
+  db: Database,
+  q: Omit<LinkQuery, "claimed">,
+  opts: { newestFallback: boolean },
+): LinkChoice | null {
+  const claimed = claimedPredecessors(db, q.sessionId);
+  const linked = chooseClearLink({ ...q, claimed }, clearLinksNear(db, q));
+  if (linked || !opts.newestFallback || !q.project) return linked;
+  const newest = predecessorCandidates(db, q.project, q.sessionId).find(
+    (s) =>
+      s.created_at < q.bornAt &&
+      !claimed.has(s.id) &&
+      s.transcript_path !== null &&
+      existsSync(s.transcript_path),
+  );
+  return newest
+    ? {
+        predecessor: newest.id,
+        chosenBy: "fallback",
+        evidence: "no SessionEnd(clear) linked: newest live session of the project",
+      }
+    : null;
+}

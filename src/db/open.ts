@@ -2,9 +2,9 @@
  * The only module that opens SQLite connections. Writers (hooks, replay, migrate) create the
  * database; readers open it `readonly` and never create, migrate or checkpoint it.
  */
-import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { constants, Database } from "bun:sqlite";
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { ThroughlineError } from "../errors.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
@@ -92,7 +92,7 @@ export function missingDatabase(path: string): ThroughlineError {
 
 /** Schema version of an existing file, read without opening it for writing. */
 export function peekUserVersion(path: string): number {
-  const db = new Database(path, { readonly: true });
+  const db = openReadOnly(path);
   try {
     return userVersion(db);
   } finally {
@@ -100,16 +100,102 @@ export function peekUserVersion(path: string): number {
   }
 }
 
+function fileUri(path: string, query: string): string {
+  return `file:${resolve(path).split("/").map(encodeURIComponent).join("/")}?${query}`;
+}
+
+/** Named parameters as strict mode binds them: `{ id }` fills `$id`, `:id` or `@id`. */
+function withPrefixes(arg: unknown): unknown {
+  if (arg === null || typeof arg !== "object" || Array.isArray(arg) || ArrayBuffer.isView(arg)) return arg;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(arg)) {
+    if (/^[$:@?]/.test(k)) out[k] = v;
+    else out[`$${k}`] = out[`:${k}`] = out[`@${k}`] = v;
+  }
+  return out;
+}
+
+const BINDING_METHODS = new Set(["get", "all", "values", "run", "iterate"]);
+
+function prefixedStatement<T extends object>(stmt: T): T {
+  return new Proxy(stmt, {
+    get(target, prop) {
+      const v: unknown = Reflect.get(target, prop, target);
+      if (typeof v !== "function") return v;
+      if (typeof prop === "string" && BINDING_METHODS.has(prop))
+        return (...args: unknown[]) => v.apply(target, args.map(withPrefixes));
+      return v.bind(target);
+    },
+  });
+}
+
+/**
+ * A read-only connection that opens its file through a URI. bun:sqlite honours a URI only
+ * with numeric open flags, and those cannot ask for `strict` (named parameters bound without
+ * their `$`), which every query here is written for: the binding methods add the prefix.
+ */
+function connect(path: string, query: string): Database {
+  const db = new Database(fileUri(path, query), constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
+  try {
+    const query0 = db.query.bind(db);
+    const prepare0 = db.prepare.bind(db);
+    const run0 = db.run.bind(db);
+    db.query = ((sql: string) => prefixedStatement(query0(sql))) as typeof db.query;
+    db.prepare = ((sql: string, ...rest: unknown[]) =>
+      prefixedStatement(prepare0(sql, ...(rest.map(withPrefixes) as [])))) as typeof db.prepare;
+    db.run = ((sql: string, ...params: unknown[]) =>
+      run0(sql, ...(params.map(withPrefixes) as []))) as typeof db.run;
+    // SQLite opens files lazily: read now, so a file it cannot use fails here, not mid-command.
+    userVersion(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function sizeOf(path: string): number | null {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Open without creating or writing anything (docs/architecture.md), also where the reader may
+ * not write. A plain read-only open of a WAL database creates `-wal` and `-shm` when they are
+ * missing, and fails in a directory it cannot write. Without a `-wal` the last writer
+ * checkpointed everything into the main file and removed the log, so `immutable=1` reads that
+ * file with no side files and no locks. The one cost: a writer that starts during the read and
+ * checkpoints into the main file before the read ends could make that one read fail or look
+ * torn; nothing is ever damaged, and a rerun sees the new state. With a `-wal`, a writer may
+ * be live: `mode=ro` reads through the shared-memory index (read-only if it must) and sees its
+ * commits.
+ */
+function openReadOnly(path: string): Database {
+  const wal = sizeOf(`${path}-wal`);
+  try {
+    if (wal === null) return connect(path, "immutable=1");
+    try {
+      return connect(path, "mode=ro");
+    } catch (err) {
+      // An empty log holds nothing the main file lacks (no `-shm` and no right to create one).
+      if (wal === 0) return connect(path, "immutable=1");
+      throw err;
+    }
+  } catch (err) {
+    throw new ThroughlineError("E_OPEN", `cannot open ${path} read-only: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
 /** Read-only connection; a missing file is a clear error and is never created. */
 export function openForRead(path: string): Database {
   if (!existsSync(path)) throw missingDatabase(path);
-  let db: Database;
-  try {
-    db = new Database(path, { readonly: true, strict: true });
-    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  } catch (err) {
-    throw new ThroughlineError("E_OPEN", `cannot open ${path}: ${(err as Error).message}`, { cause: err });
-  }
+  const db = openReadOnly(path);
+  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   const v = userVersion(db);
   if (v > SCHEMA_VERSION) {
     db.close();

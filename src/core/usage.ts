@@ -32,6 +32,8 @@ export interface UsageState {
   responses: number;
   /** Keys of the responses counted, so their repeated lines are skipped. */
   seen: Set<string>;
+  /** Key of the newest counted response: its later lines may carry the final output count. */
+  lastKey: string | null;
   /** Time of the newest entry with a timestamp (epoch ms), or null. */
   lastTs: number | null;
 }
@@ -47,6 +49,7 @@ export function emptyUsage(): UsageState {
     peak: 0,
     responses: 0,
     seen: new Set(),
+    lastKey: null,
     lastTs: null,
   };
 }
@@ -76,10 +79,14 @@ export function applyEntry(state: UsageState, e: JsonObject): void {
   // Locally generated error lines carry an all-zero usage: not a response of the model.
   if (model === "<synthetic>" || e.isApiErrorMessage === true) return;
   const key = `${str(m.id) ?? ""}|${str(e.requestId) ?? ""}`;
-  if (key !== "|" && state.seen.has(key)) return;
+  if (key !== "|" && state.seen.has(key)) {
+    if (key === state.lastKey) state.output = Math.max(state.output ?? 0, num(m.usage.output_tokens));
+    return;
+  }
   const used = contextTokens(m.usage);
   if (used === 0 && num(m.usage.output_tokens) === 0) return;
   if (key !== "|") state.seen.add(key);
+  state.lastKey = key === "|" ? null : key;
   state.responses++;
   state.used = used;
   state.output = num(m.usage.output_tokens);

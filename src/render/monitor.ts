@@ -39,14 +39,15 @@ export interface MonitorView {
   oneProject: boolean;
 }
 
+/** Narrow terminals drop the bar first: the numbers say the same in fewer columns. */
 function barWidth(width: number): number {
-  return width >= 160 ? 30 : width >= 100 ? 20 : 10;
+  return width >= 160 ? 30 : width >= 100 ? 20 : width >= 64 ? 10 : 0;
 }
 
 function bar(pct: number, cells: number, c: Colors): string {
   const filled = Math.max(0, Math.min(cells, Math.round((pct / 100) * cells)));
   const paint = pct >= 80 ? c.red : pct >= 50 ? c.yellow : c.green;
-  return paint("█".repeat(filled)) + c.dim("░".repeat(cells - filled));
+  return (filled > 0 ? paint("█".repeat(filled)) : "") + c.dim("░".repeat(cells - filled));
 }
 
 function pad(text: string, n: number): string {
@@ -58,25 +59,33 @@ export function renderMonitor(v: MonitorView, width: number, c: Colors): string 
   const n = v.rows.length;
   const head = `${c.bold("throughline monitor")} · ${n === 1 ? "1 live session" : `${n} live sessions`} in ${v.scopeLabel} · ${formatClock(v.now)} UTC`;
   const lines = [head];
-  const projectWidth = Math.min(24, Math.max(7, ...v.rows.map((r) => Bun.stringWidth(r.project))));
+  const projectWidth = Math.min(
+    width >= 64 ? 24 : 10,
+    Math.max(7, ...v.rows.map((r) => Bun.stringWidth(r.project))),
+  );
   const cells = barWidth(width);
+  const narrow = cells === 0;
   v.rows.forEach((r, i) => {
     const mark = i === 0 ? c.cyan("▶") : " ";
     const pct = r.used === null ? 0 : percentOf(r.used, r.window);
-    const tokens =
-      r.used === null
-        ? `${"–".padStart(6)} / ${formatTokens(r.window)}`
-        : `${formatTokens(r.used).padStart(6)} / ${formatTokens(r.window)}`;
-    const parts = [
-      mark,
-      pad(cutToWidth(r.project, projectWidth), projectWidth),
-      r.sessionId.slice(0, 8),
-      pad(formatAge(v.now - r.lastActivity), 8),
-      bar(pct, cells, c),
-      pad(tokens, 15),
-      `${r.used === null ? "  –" : `${Math.round(pct)}%`.padStart(4)}`,
-      c.dim(r.model ?? "model unknown"),
-    ];
+    const used = r.used === null ? "–" : formatTokens(r.used);
+    const percent = r.used === null ? "  –" : `${Math.round(pct)}%`.padStart(4);
+    const project = pad(cutToWidth(r.project, projectWidth), projectWidth);
+    const age = pad(formatAge(v.now - r.lastActivity), 8);
+    const id = r.sessionId.slice(0, 8);
+    // Narrow: the numbers come first, so they survive the cut.
+    const parts = narrow
+      ? [mark, project, percent, pad(`${used}/${formatTokens(r.window)}`, 9), age, id]
+      : [
+          mark,
+          project,
+          id,
+          age,
+          bar(pct, cells, c),
+          pad(`${used.padStart(6)} / ${formatTokens(r.window)}`, 15),
+          percent,
+          c.dim(r.model ?? "model unknown"),
+        ];
     lines.push(parts.join(" "));
   });
   if (n === 0)

@@ -1,0 +1,165 @@
+/**
+ * `throughline statusline` on the JSON Claude Code sends a `statusLine` command (payloads
+ * recorded from the real CLI in test/fixtures/statusline), and `install --statusline` /
+ * `uninstall` around a status line of the user's own.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ingestTranscript } from "../../src/capture/ingest.ts";
+import { statuslineView } from "../../src/commands/statusline.ts";
+import { installExtras, isOurStatusline, uninstallExtras } from "../../src/core/statusline-settings.ts";
+import { openForWrite } from "../../src/db/open.ts";
+import { renderStatusline } from "../../src/render/statusline.ts";
+import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
+
+const DIR = join(FIXTURES, "statusline");
+const payload = (name: string) =>
+  JSON.parse(readFileSync(join(DIR, name), "utf8")) as Record<string, unknown>;
+const A1 = join(FIXTURES, "monitor", "projects", "-work-alpha", "a1a1a1a1-0000-4000-8000-000000000001.jsonl");
+
+/** A database holding `turns` turns of `sessionId`. */
+function memory(dir: string, sessionId: string, turns: number): string {
+  const path = join(dir, "throughline.db");
+  const b = new TranscriptBuilder(sessionId, "/work/alpha");
+  for (let i = 1; i <= turns; i++) {
+    b.user(`step ${i}`);
+    b.say(`done ${i}`);
+    b.tick(30_000);
+  }
+  const t = join(dir, `${sessionId}.jsonl`);
+  writeFileSync(t, b.text());
+  const db = openForWrite(path);
+  ingestTranscript(db, { path: t, sessionId, project: "/work/alpha", now: Date.now() });
+  db.close();
+  return path;
+}
+
+describe("statusline", () => {
+  test("the recorded payloads: Claude Code's own context figures and window", () => {
+    const noDb = { THROUGHLINE_DB: "/nonexistent/throughline.db" };
+    const lines = readdirSync(DIR)
+      .sort()
+      .map((f) => `${f}: ${renderStatusline(statuslineView(payload(f), noDb))}`);
+    expect(lines).toEqual([
+      "claude-2.1.197-after-first-reply.json: ctx 10 / 1M (0%)",
+      "claude-2.1.197-before-first-reply.json: ctx – / 1M",
+      "claude-2.1.332-after-first-reply.json: ctx 10 / 1M (0%)",
+      "claude-2.1.332-before-first-reply.json: ctx – / 1M",
+    ]);
+  });
+
+  test("without context figures in the payload: the transcript's newest response, and the window rules", () => {
+    const env = { THROUGHLINE_DB: "/nonexistent/throughline.db" };
+    const base = {
+      session_id: "a1",
+      transcript_path: A1,
+      model: { id: "claude-opus-4-6", display_name: "Opus 4.6" },
+    };
+    expect(renderStatusline(statuslineView(base, env))).toBe("ctx 123k / 200k (62%)");
+    const suffix = { ...base, model: { id: "claude-opus-4-6[1m]", display_name: "Opus 4.6" } };
+    expect(renderStatusline(statuslineView(suffix, env))).toBe("ctx 123k / 1M (12%)");
+    const named = { ...base, model: { id: "claude-opus-4-6", display_name: "Opus 4.6 (1M context)" } };
+    expect(renderStatusline(statuslineView(named, env))).toBe("ctx 123k / 1M (12%)");
+    expect(renderStatusline(statuslineView({}, env))).toBe("ctx – / 200k");
+  });
+
+  test("memory: turns of the chain and a pending handoff, from a read-only database", () => {
+    using dir = tempDir();
+    const p = payload("claude-2.1.332-after-first-reply.json");
+    const id = p.session_id as string;
+    const db = memory(dir.path, id, 3);
+    const env = { THROUGHLINE_DB: db };
+    expect(renderStatusline(statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
+    const w = openForWrite(db);
+    w.run("INSERT INTO pending_handoffs (session_id, created_at) VALUES (?, ?)", [id, Date.now()]);
+    w.close();
+    expect(renderStatusline(statuslineView(p, env))).toBe(
+      "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
+    );
+  });
+
+  test("the command: one line from stdin within a hook's budget, and no database created", () => {
+    using dir = tempDir();
+    const env = { THROUGHLINE_HOME: dir.path, NO_COLOR: "1" };
+    const stdin = readFileSync(join(DIR, "claude-2.1.197-after-first-reply.json"), "utf8");
+    const times: number[] = [];
+    let out = "";
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      const r = runCli(["statusline"], { env, stdin });
+      times.push(performance.now() - t0);
+      expect(r.exitCode).toBe(0);
+      out = r.stdout;
+    }
+    expect(out).toBe("ctx 10 / 1M (0%)\n");
+    expect(existsSync(join(dir.path, "throughline.db"))).toBe(false);
+    times.sort((a, b) => a - b);
+    // Hooks get a 10 s timeout; Claude Code redraws the line often: keep it well under 300 ms.
+    expect(times[2]!).toBeLessThan(300);
+    expect(runCli(["statusline"], { env, stdin: "not json" }).stdout).toBe("ctx – / 200k\n");
+  });
+});
+
+describe("install --statusline / uninstall", () => {
+  const INV = "/usr/bin/bun /opt/throughline/src/cli.ts";
+
+  test("set only when there is none; a foreign one is kept, untouched, by both", () => {
+    const mine = installExtras({}, INV, { statusline: true, sessionIndex: false });
+    expect(mine.statusline).toBe("set");
+    expect(mine.settings.statusLine).toEqual({ type: "command", command: `${INV} statusline`, padding: 0 });
+    expect(isOurStatusline(mine.settings.statusLine)).toBe(true);
+    expect(installExtras(mine.settings, INV, { statusline: true, sessionIndex: false }).statusline).toBe(
+      "unchanged",
+    );
+    expect(
+      installExtras(mine.settings, "bunx throughline@0.2.0", { statusline: true, sessionIndex: false })
+        .statusline,
+    ).toBe("updated");
+    expect(uninstallExtras(mine.settings)).toEqual({});
+
+    const foreign = {
+      statusLine: { type: "command", command: "~/.claude/statusline.sh", padding: 1 },
+      model: "opus",
+    };
+    const kept = installExtras(foreign, INV, { statusline: true, sessionIndex: false });
+    expect(kept.statusline).toBe("kept_yours");
+    expect(kept.settings).toEqual(foreign);
+    expect(kept.notes[0]).toContain("kept your own statusLine");
+    expect(uninstallExtras(foreign)).toEqual(foreign);
+  });
+
+  test("--session-index sets the opt-in variable in env; uninstall removes only that", () => {
+    const s = installExtras({ env: { FOO: "1" } }, INV, { statusline: false, sessionIndex: true });
+    expect(s.settings.env).toEqual({ FOO: "1", THROUGHLINE_SESSION_INDEX: "1" });
+    expect(uninstallExtras(s.settings)).toEqual({ env: { FOO: "1" } });
+    expect(uninstallExtras({ env: { THROUGHLINE_SESSION_INDEX: "1" } })).toEqual({});
+  });
+
+  test("the commands, on a settings.json with a foreign status line", () => {
+    using dir = tempDir();
+    const claude = join(dir.path, "claude");
+    mkdirSync(claude);
+    const file = join(claude, "settings.json");
+    const foreign = { type: "command", command: "~/.claude/statusline.sh" };
+    writeFileSync(file, JSON.stringify({ statusLine: foreign }));
+    const env = { CLAUDE_CONFIG_DIR: claude, THROUGHLINE_HOME: join(dir.path, "tl"), HOME: dir.path };
+    const r = runCli(["install", "--statusline", "--session-index", "--json"], { env });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ statusline: "kept_yours", session_index: "set" });
+    expect(r.stderr).toContain("kept your own statusLine");
+    const after = JSON.parse(readFileSync(file, "utf8"));
+    expect(after.statusLine).toEqual(foreign);
+    expect(after.env.THROUGHLINE_SESSION_INDEX).toBe("1");
+    expect(runCli(["uninstall"], { env }).exitCode).toBe(0);
+    const gone = JSON.parse(readFileSync(file, "utf8"));
+    expect(gone).toEqual({ statusLine: foreign });
+
+    writeFileSync(file, "{}");
+    expect(runCli(["install", "--statusline"], { env }).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(file, "utf8")).statusLine.command).toMatch(/cli\.ts statusline$/);
+    expect(runCli(["uninstall"], { env }).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(file, "utf8")).statusLine).toBeUndefined();
+  });
+});

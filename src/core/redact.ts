@@ -417,19 +417,20 @@ const rules: Rule[] = [
   },
 ];
 
-/** One scan over all hints; each hint maps to the rules it may start (prefix overlaps included). */
+/**
+ * One scan over all hints. Longest hints come first in it, so at a position the longest hint
+ * present is reported; it stands for its own rules and those of every hint that is a prefix of it.
+ */
+const own = new Map<string, number[]>();
+rules.forEach((r, i) => {
+  for (const h of r.hints) own.set(h, [...(own.get(h) ?? []), i]);
+});
 const hintRules = new Map<string, number[]>();
-{
-  const all = [...new Set(rules.flatMap((r) => r.hints))];
-  for (const h of all) {
-    const ids: number[] = [];
-    rules.forEach((r, i) => {
-      if (r.hints.some((o) => o.startsWith(h) || h.startsWith(o))) ids.push(i);
-    });
-    hintRules.set(h, ids);
-  }
+for (const [h, ids] of own) {
+  const all = [...ids];
+  for (let n = 1; n < h.length; n++) all.push(...(own.get(h.slice(0, n)) ?? []));
+  hintRules.set(h, all);
 }
-// Longest first, so a hint that extends another is the one reported at a position.
 const HINTS = new RegExp(
   [...hintRules.keys()]
     .sort((a, b) => b.length - a.length)

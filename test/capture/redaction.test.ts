@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { summarizeNext } from "../../src/capture/summarize.ts";
 import { REDACTION_KINDS, redact } from "../../src/core/redact.ts";
-import { FIXTURES, tempDb } from "../helpers/db.ts";
+import { FIXTURES, REPO, tempDb } from "../helpers/db.ts";
 import { SECRET_SHAPES, SECRETS } from "../helpers/secrets.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
@@ -40,6 +40,11 @@ describe("redaction", () => {
     const missing = REDACTION_KINDS.filter((k) => !(k in SECRET_SHAPES));
     const unknown = Object.keys(SECRET_SHAPES).filter((k) => !REDACTION_KINDS.includes(k));
     expect({ missing, unknown }).toEqual({ missing: [], unknown: [] });
+  });
+
+  test("docs/redaction.md lists every kind", () => {
+    const doc = readFileSync(join(REPO, "docs", "redaction.md"), "utf8");
+    expect(REDACTION_KINDS.filter((k) => !doc.includes(`| \`${k}\` |`))).toEqual([]);
   });
 
   test("each fixture is redacted under its own kind, leaving no part of the secret", () => {

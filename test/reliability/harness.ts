@@ -1,0 +1,126 @@
+/**
+ * Shared pieces of the reliability tier (docs/testing.md): the size knob, process helpers,
+ * a row-by-row dump of the memory tables, and a way to run a reader that cannot write.
+ */
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CORPUS, REPO } from "../helpers/db.ts";
+
+/**
+ * `THROUGHLINE_RELIABILITY_SCALE=N` multiplies the default sizes (N ≥ 1). The default keeps the
+ * tier within CI time on two cores; larger runs are for a release check.
+ */
+export const SCALE = Math.max(1, Number(process.env.THROUGHLINE_RELIABILITY_SCALE ?? 1) || 1);
+
+export const CLI = join(REPO, "src", "cli.ts");
+
+export const CORPUS_TRANSCRIPTS = join(CORPUS, "transcripts");
+
+/** Corpus files, smallest first, when ../shared/corpus is present; else none. */
+export function corpusFiles(): string[] {
+  try {
+    return readdirSync(CORPUS_TRANSCRIPTS)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(CORPUS_TRANSCRIPTS, f))
+      .sort((a, b) => statSync(a).size - statSync(b).size || a.localeCompare(b));
+  } catch {
+    return [];
+  }
+}
+
+/** Environment of a child process: never the real home, detaching off. */
+export function childEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return { ...env, THROUGHLINE_DETACH: "0", THROUGHLINE_FLUSH_WAIT_MS: "0", ...extra };
+}
+
+export interface Finished {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function finished(p: Bun.Subprocess<"pipe" | "ignore", "pipe", "pipe">): Promise<Finished> {
+  const [stdout, stderr] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  await p.exited;
+  return { exitCode: p.exitCode, signal: p.signalCode, stdout, stderr };
+}
+
+/** One-line contract of the hooks and the CLI: a failure prints exactly one line. */
+export function isOneLine(stderr: string): boolean {
+  return stderr.endsWith("\n") && stderr.indexOf("\n") === stderr.length - 1;
+}
+
+/**
+ * Every memory row, without surrogate ids or processing times, grouped by table, so that two
+ * databases can be compared row by row (a failure shows which rows differ).
+ */
+export function memoryRows(db: Database): Record<string, string[]> {
+  const rows = (sql: string) => (db.query(sql).values() as unknown[][]).map((r) => JSON.stringify(r));
+  return {
+    turns: rows(
+      "SELECT origin_session_id, turn_number, session_id, started_at, ended_at, user_chars, assistant_chars FROM turns ORDER BY 1, 2",
+    ),
+    bodies: rows(
+      `SELECT t.origin_session_id, t.turn_number, b.role, b.text, b.final_text FROM bodies b JOIN turns t ON t.id = b.turn_id
+       ORDER BY 1, 2, 3`,
+    ),
+    details: rows(
+      `SELECT d.ikey, d.source, d.origin_session_id, t.turn_number, d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
+       FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.ikey, d.ord`,
+    ),
+    events: rows(
+      "SELECT ikey, origin_session_id, turn_number, seq, ts, type, summary, detail FROM events ORDER BY ikey",
+    ),
+    skeletons: rows(
+      "SELECT t.origin_session_id, t.turn_number, s.summary FROM skeletons s JOIN turns t ON t.id = s.turn_id ORDER BY 1, 2",
+    ),
+  };
+}
+
+/** Names, sizes, times and contents of every file in a directory. */
+export function snapshot(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .map((name) => {
+      const p = join(dir, name);
+      const st = statSync(p);
+      const hash = st.isFile() ? Bun.hash(readFileSync(p)).toString(36) : "dir";
+      return `${name} ${st.size} ${st.mtimeMs} ${st.mode.toString(8)} ${hash}`;
+    });
+}
+
+/**
+ * How this machine can run a process that cannot write a directory it reads: as root, drop
+ * to `nobody` with setpriv (chmod does not stop root); as another user, a 0555 directory is
+ * enough. Null when neither is possible: tests then check only that nothing is created.
+ */
+export function unprivileged(): { prefix: string[]; kind: string } | null {
+  const uid = process.getuid?.() ?? -1;
+  if (uid !== 0) return { prefix: [], kind: "chmod" };
+  const prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+  const probeDir = mkdtempSync(join(tmpdir(), "tl-priv-"));
+  try {
+    const runs = Bun.spawnSync([
+      ...prefix,
+      "bun",
+      "-e",
+      "require('node:fs').readFileSync(process.argv[1])",
+      CLI,
+    ]);
+    if (runs.exitCode !== 0) return null;
+    const writes = Bun.spawnSync([
+      ...prefix,
+      "bun",
+      "-e",
+      `require('node:fs').writeFileSync(${JSON.stringify(join(probeDir, "x"))}, "x")`,
+    ]);
+    return writes.exitCode === 0 ? null : { prefix, kind: "setpriv nobody" };
+  } catch {
+    return null;
+  }
+}

@@ -3,7 +3,7 @@
  * a row-by-row dump of the memory tables, and a way to run a reader that cannot write.
  */
 import type { Database } from "bun:sqlite";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CORPUS, REPO } from "../helpers/db.ts";
@@ -122,5 +122,7 @@ export function unprivileged(): { prefix: string[]; kind: string } | null {
     return writes.exitCode === 0 ? null : { prefix, kind: "setpriv nobody" };
   } catch {
     return null;
+  } finally {
+    rmSync(probeDir, { recursive: true, force: true });
   }
 }

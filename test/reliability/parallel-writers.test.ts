@@ -68,7 +68,8 @@ describe("parallel writers (docs/testing.md, reliability tier)", () => {
     expect(a.turns).toBe((WRITERS * CALLS) / 3);
     const want: Record<string, string[]> = {};
     for (const r of alone)
-      for (const [table, rows] of Object.entries(readRows(r.db).rows)) (want[table] ??= []).push(...rows);
+      for (const [table, rows] of Object.entries(readRows(r.db).rows))
+        want[table] = [...(want[table] ?? []), ...rows];
     const got: Record<string, string[]> = {};
     for (const [table, rows] of Object.entries(a.rows)) got[table] = [...rows].sort();
     for (const table of Object.keys(want)) want[table]!.sort();

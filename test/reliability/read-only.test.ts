@@ -1,0 +1,119 @@
+import { describe, expect, test } from "bun:test";
+import { chmodSync } from "node:fs";
+import { join } from "node:path";
+import { replay } from "../../src/capture/replay.ts";
+import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { FIXTURES, tempDir } from "../helpers/db.ts";
+import { CLI, childEnv, isOneLine, snapshot, unprivileged } from "./harness.ts";
+
+const SESSION = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13"; // test/fixtures/sample
+const AFTER = "2027-01-01T00:00:00.000Z";
+
+/** Every read command, with what its output must show when it really read the database. */
+const READS: { args: string[]; shows: RegExp }[] = [
+  { args: ["status", "--json"], shows: /"turns": 4/ },
+  { args: ["context", "--session", SESSION], shows: /Resume context/ },
+  {
+    args: ["recall", "--l2", "--session", SESSION, "--before", AFTER, "--last", "2"],
+    shows: /2 turns before/,
+  },
+  { args: ["recall", "--l1", "--session", SESSION, "--before", AFTER], shows: /4 turns, 0 summarized/ },
+  { args: ["recall", "commits", "--project", "/home/dev/todo-api"], shows: /Showing:\*\* 1 event/ },
+  { args: ["detail", "2026-11-30T09:12:04.000Z", "--session", SESSION], shows: /Add a due date to todos/ },
+  { args: ["search", "due", "--all"], shows: /Committed 4f2a9c1/ },
+  { args: ["doctor", "--json"], shows: /"name": "database integrity",\s*"ok": true/ },
+];
+
+function fill(dir: string): string {
+  const path = join(dir, "throughline.db");
+  const db = openForWrite(path);
+  replay(db, [join(FIXTURES, "sample")]);
+  db.close();
+  return path;
+}
+
+function runReads(path: string, prefix: string[]) {
+  return READS.map(({ args, shows }) => {
+    const r = Bun.spawnSync([...prefix, "bun", CLI, ...args, "--db", path], {
+      env: childEnv({ HOME: "/tmp", THROUGHLINE_HOME: join(path, "..", "no-home") }),
+      cwd: "/tmp",
+    });
+    const stdout = r.stdout.toString();
+    const stderr = r.stderr.toString();
+    return {
+      args: args.join(" "),
+      ok: shows.test(stdout),
+      exitCode: r.exitCode,
+      stderr,
+      doctor: args[0] === "doctor",
+    };
+  });
+}
+
+describe("reads never write (docs/architecture.md)", () => {
+  test("with no -wal or -shm, every read command works and creates nothing", () => {
+    using dir = tempDir("tl-ro-");
+    const path = fill(dir.path);
+    const before = snapshot(dir.path);
+    expect(before.map((l) => l.split(" ")[0])).toEqual(["throughline.db"]);
+    for (const r of runReads(path, [])) {
+      expect({ args: r.args, ok: r.ok }).toEqual({ args: r.args, ok: true });
+      if (!r.doctor)
+        expect({ args: r.args, exitCode: r.exitCode, stderr: r.stderr }).toMatchObject({
+          exitCode: 0,
+          stderr: "",
+        });
+    }
+    expect(snapshot(dir.path)).toEqual(before);
+  }, 60_000);
+
+  test("in a directory the reader cannot write, every read command works and creates nothing", () => {
+    const how = unprivileged();
+    if (how === null) {
+      console.warn("skipped: no way to run a reader that cannot write here (root without setpriv)");
+      return;
+    }
+    using dir = tempDir("tl-ro-locked-");
+    const path = fill(dir.path);
+    // Readable by the unprivileged reader, writable by no one but the owner.
+    chmodSync(path, 0o444);
+    chmodSync(dir.path, 0o555);
+    try {
+      const before = snapshot(dir.path);
+      const results = runReads(path, how.prefix);
+      for (const r of results) {
+        expect({ args: r.args, ok: r.ok, readonly: /readonly|read-only|cannot open/.test(r.stderr) }).toEqual(
+          {
+            args: r.args,
+            ok: true,
+            readonly: false,
+          },
+        );
+        if (!r.doctor) expect({ args: r.args, exitCode: r.exitCode }).toEqual({ args: r.args, exitCode: 0 });
+        else if (r.exitCode !== 0) expect(r.stderr === "" || isOneLine(r.stderr)).toBe(true);
+      }
+      expect(snapshot(dir.path)).toEqual(before);
+    } finally {
+      chmodSync(dir.path, 0o700);
+      chmodSync(path, 0o600);
+    }
+  }, 60_000);
+
+  test("while a writer holds uncheckpointed frames, a reader sees them and leaves every file as it was", () => {
+    using dir = tempDir("tl-ro-live-");
+    const path = join(dir.path, "throughline.db");
+    const writer = openForWrite(path);
+    writer.run("PRAGMA wal_autocheckpoint = 0");
+    replay(writer, [join(FIXTURES, "sample")]);
+    const before = snapshot(dir.path);
+    const reader = openForRead(path);
+    expect(
+      reader.query("SELECT count(*) AS n FROM turns WHERE origin_session_id = $s").get({ s: SESSION }),
+    ).toEqual({
+      n: 4,
+    });
+    reader.close();
+    expect(snapshot(dir.path)).toEqual(before);
+    writer.close();
+  });
+});

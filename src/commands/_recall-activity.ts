@@ -10,14 +10,13 @@ import { isObject, type JsonObject } from "../core/jsonl.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
+import { findProject, projectOf, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import {
-  type ActivityScope,
   COUNT_CAP,
   countEvents,
   type EventFilter,
   type EventRow,
-  findProject,
   lastGreen,
   latestChain,
   listEvents,
@@ -88,9 +87,9 @@ export function resolveActivityScope(
   db: Database,
   args: Pick<ActivityRecallArgs, "session" | "project" | "all">,
   cwd: string,
-): { scope: ActivityScope; label: string; project: string | null } {
+): { scope: Scope; label: string; project: string | null } {
   const project = (): string => {
-    if (args.project) return normalizeProject(resolve(args.project));
+    if (args.project) return projectOf(resolve(args.project));
     if (args.session) {
       const p =
         getSession(db, resolveChain(db, args.session))?.project ?? getSession(db, args.session)?.project;
@@ -118,7 +117,7 @@ export function resolveActivityScope(
 }
 
 function filterOf(
-  scope: ActivityScope,
+  scope: Scope,
   q: ActivityQuery,
   any: boolean,
   ids: { lo: number; hi: number } | null,
@@ -136,7 +135,7 @@ function filterOf(
   };
 }
 
-function summaryFacts(db: Database, scope: ActivityScope): SummaryFacts {
+function summaryFacts(db: Database, scope: Scope): SummaryFacts {
   const list = (types: EventType[], limit: number, from: number | null = null) =>
     listEvents(db, { scope, types, from, to: null, match: null, substrings: [] }, limit).map(toEvent);
   const stats = scopeStats(db, scope, { from: null, to: null });
@@ -170,7 +169,7 @@ function summaryFacts(db: Database, scope: ActivityScope): SummaryFacts {
 export function activityView(
   db: Database,
   words: readonly string[],
-  opts: { now: number; scope: ActivityScope; label: string; project?: string | null },
+  opts: { now: number; scope: Scope; label: string; project?: string | null },
 ): ActivityView {
   const query = parseActivityQuery(words, opts.now);
   const base = { query, scopeLabel: opts.label, project: opts.project ?? null, anyKeyword: false };

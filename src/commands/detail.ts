@@ -2,15 +2,8 @@ import { defineCommand } from "citty";
 import { candidateWindows, parseWhen, type TimeWindow } from "../core/clock.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { openForRead } from "../db/open.ts";
-import {
-  detailsOf,
-  type LoadedTurn,
-  projectFor,
-  resolveChain,
-  type Scope,
-  scopeSpan,
-  turnsDuring,
-} from "../db/queries/chain.ts";
+import { findProject, type Scope } from "../db/project.ts";
+import { detailsOf, type LoadedTurn, resolveChain, scopeSpan, turnsDuring } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type DetailView, detailJson, renderDetail } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -69,7 +62,7 @@ export default defineCommand({
         scopeText = `session ${scope.live}`;
       } else {
         const cwd = normalizeProject(process.cwd());
-        const project = projectFor(db, cwd);
+        const project = findProject(db, cwd);
         if (project === null)
           throw new ThroughlineError(
             "E_NO_PROJECT",

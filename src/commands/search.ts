@@ -15,9 +15,9 @@ import {
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
+import { findProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
-import { findProject } from "../db/queries/events.ts";
-import { type SearchScope, searchCandidates, searchHits } from "../db/queries/search.ts";
+import { searchCandidates, searchHits } from "../db/queries/search.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { parseCount } from "./_pull-args.ts";
@@ -28,7 +28,7 @@ function resolveScope(
   db: Database,
   args: { session?: string; project?: string; all?: boolean },
   cwd: string,
-): { scope: SearchScope; label: string } {
+): { scope: Scope; label: string } {
   const picked = [args.session !== undefined, args.project !== undefined, args.all === true].filter(Boolean);
   if (picked.length > 1)
     throw new ThroughlineError("E_ARGS", "search takes one scope: --session <id>, --project <dir> or --all");

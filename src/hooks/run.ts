@@ -6,8 +6,9 @@
  */
 import type { Database } from "bun:sqlite";
 import type { JsonObject } from "../core/jsonl.ts";
-import { databasePath, type Env, normalizeProject } from "../core/paths.ts";
+import { databasePath, type Env } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
+import { projectOf } from "../db/project.ts";
 import { recordHookError } from "../db/queries/sessions.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
@@ -70,7 +71,8 @@ export async function runHook(
     sessionId = payload.session_id as string;
     db = openForWrite(databasePath(env));
     const handler = await load();
-    const cwd = typeof payload.cwd === "string" && payload.cwd ? normalizeProject(payload.cwd) : null;
+    // One project identity for every hook and command (docs/project-identity.md).
+    const cwd = typeof payload.cwd === "string" && payload.cwd ? projectOf(payload.cwd, env) : null;
     const out = await handler({
       db,
       payload,

@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import type { TimeWindow } from "../../core/clock.ts";
 import { type ChainTurn, type ContextInput, type DetailCount, WINDOW_TURNS } from "../../core/context.ts";
 import { ThroughlineError } from "../../errors.ts";
+import type { Scope } from "../project.ts";
 import { resolveLive } from "./sessions.ts";
 
 export interface TurnRow {
@@ -55,9 +56,6 @@ export interface DetailRow {
 export interface LoadedTurn extends ChainTurn {
   id: number;
 }
-
-/** Which turns a read looks at: one chain, or every session recorded for a project. */
-export type Scope = { kind: "chain"; live: string } | { kind: "project"; project: string };
 
 const ORDER_NEWEST_FIRST = "ORDER BY t.started_at DESC, t.origin_session_id DESC, t.turn_number DESC";
 
@@ -228,30 +226,14 @@ export function loadContextInput(db: Database, live: string): ContextInput {
   };
 }
 
-/**
- * The project whose directory is `cwd` or holds it; the deepest one when several do (a
- * session started in a subdirectory of another project is its own project).
- */
-export function projectFor(db: Database, cwd: string): string | null {
-  return (
-    db
-      .query<{ project: string }, { cwd: string }>(
-        `SELECT project FROM sessions
-         WHERE project IS NOT NULL
-           AND (project = $cwd OR project = '/' OR substr($cwd, 1, length(project) + 1) = project || '/')
-         GROUP BY project ORDER BY length(project) DESC LIMIT 1`,
-      )
-      .get({ cwd })?.project ?? null
-  );
-}
-
 const SCOPE_WHERE = {
   chain: "t.session_id = $key",
   project: "t.origin_session_id IN (SELECT id FROM sessions WHERE project = $key)",
+  all: "$key = $key",
 } as const satisfies Record<Scope["kind"], string>;
 
 function scopeKey(scope: Scope): string {
-  return scope.kind === "chain" ? scope.live : scope.project;
+  return scope.kind === "chain" ? scope.live : scope.kind === "project" ? scope.project : "";
 }
 
 /** First start and last end of the scope's turns; null when it has none. */

@@ -6,7 +6,11 @@
 import type { Database } from "bun:sqlite";
 import type { EventDraft, EventType } from "../../core/events.ts";
 import { bm25Scores } from "../../core/search.ts";
+import type { Scope } from "../project.ts";
 import { resolveLive } from "./sessions.ts";
+
+/** The one project lookup lives in db/project.ts; re-exported for callers that import it here. */
+export { findProject } from "../project.ts";
 
 export interface EventScope {
   /** Live end of the chain the events belong to. */
@@ -86,39 +90,6 @@ export function insertEvents(db: Database, scope: EventScope, drafts: readonly E
   return written;
 }
 
-// ── scope ──────────────────────────────────────────────────────────────────────────────
-
-/** Ancestors of an absolute path, deepest first: `/a/b/c`, `/a/b`, `/a`, `/`. */
-export function ancestors(path: string): string[] {
-  const out: string[] = [];
-  let p = path;
-  for (;;) {
-    out.push(p);
-    if (p === "/" || p === "") break;
-    const i = p.lastIndexOf("/");
-    if (i < 0) break;
-    const up = i === 0 ? "/" : p.slice(0, i);
-    if (up === p) break;
-    p = up;
-  }
-  return out;
-}
-
-/**
- * The project holding `cwd`: the deepest of cwd and its ancestors that has sessions or events.
- * Cheap: one indexed lookup per ancestor.
- */
-export function findProject(db: Database, cwd: string): string | null {
-  const inSessions = db.query<{ x: number }, { p: string }>(
-    "SELECT 1 AS x FROM sessions WHERE project = $p LIMIT 1",
-  );
-  const inEvents = db.query<{ x: number }, { p: string }>(
-    "SELECT 1 AS x FROM events WHERE project = $p LIMIT 1",
-  );
-  for (const p of ancestors(cwd)) if (inSessions.get({ p }) || inEvents.get({ p })) return p;
-  return null;
-}
-
 /** The live chain of the project that was active most recently (sessions or events). */
 export function latestChain(db: Database, project: string): string | null {
   const s = db
@@ -138,10 +109,8 @@ export function latestChain(db: Database, project: string): string | null {
 
 // ── reads ──────────────────────────────────────────────────────────────────────────────
 
-export type ActivityScope = { kind: "chain"; live: string } | { kind: "project"; project: string };
-
 export interface EventFilter {
-  scope: ActivityScope;
+  scope: Scope;
   types: readonly EventType[] | null;
   from: number | null;
   /** Inclusive upper bound. */
@@ -168,7 +137,7 @@ function build(f: EventFilter): Built {
   if (f.scope.kind === "chain") {
     parts.push("e.session_id = $scope");
     params.scope = f.scope.live;
-  } else {
+  } else if (f.scope.kind === "project") {
     parts.push("e.project = $scope");
     params.scope = f.scope.project;
   }
@@ -263,7 +232,7 @@ export function rankEvents(
 }
 
 /** Row id bounds of a chain's events (cheap: the session index covers the rowid). */
-export function scopeIds(db: Database, scope: ActivityScope): { lo: number; hi: number } | null {
+export function scopeIds(db: Database, scope: Scope): { lo: number; hi: number } | null {
   if (scope.kind !== "chain") return null;
   const row = db
     .query<{ lo: number | null; hi: number | null }, { s: string }>(
@@ -274,11 +243,13 @@ export function scopeIds(db: Database, scope: ActivityScope): { lo: number; hi: 
 }
 
 /** Whether the scope holds any event at all (to tell "empty index" from "no match"). */
-export function scopeHasEvents(db: Database, scope: ActivityScope): boolean {
+export function scopeHasEvents(db: Database, scope: Scope): boolean {
   const row =
     scope.kind === "chain"
       ? db.query("SELECT 1 AS x FROM events WHERE session_id = $s LIMIT 1").get({ s: scope.live })
-      : db.query("SELECT 1 AS x FROM events WHERE project = $s LIMIT 1").get({ s: scope.project });
+      : scope.kind === "project"
+        ? db.query("SELECT 1 AS x FROM events WHERE project = $s LIMIT 1").get({ s: scope.project })
+        : db.query("SELECT 1 AS x FROM events LIMIT 1").get();
   return row !== null;
 }
 
@@ -291,7 +262,7 @@ export interface ScopeStats {
 
 export function scopeStats(
   db: Database,
-  scope: ActivityScope,
+  scope: Scope,
   range: { from: number | null; to: number | null },
 ): ScopeStats {
   const b = build({ scope, types: null, from: range.from, to: range.to, match: null, substrings: [] });
@@ -316,7 +287,7 @@ export function scopeStats(
 /** Files most touched in the scope: path and number of edit/create events, most first. */
 export function topFiles(
   db: Database,
-  scope: ActivityScope,
+  scope: Scope,
   range: { from: number | null; to: number | null },
   limit: number,
 ): { path: string; n: number; last: number }[] {
@@ -355,7 +326,7 @@ export function turnStarts(
 }
 
 /** Time of the newest passing test run or commit in the scope: errors after it are "open". */
-export function lastGreen(db: Database, scope: ActivityScope): number | null {
+export function lastGreen(db: Database, scope: Scope): number | null {
   const b = build({
     scope,
     types: ["test_run", "git_commit"],

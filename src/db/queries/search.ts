@@ -7,14 +7,10 @@
  */
 import type { Database } from "bun:sqlite";
 import { eventText, type SearchCandidate, type SearchHit, type SearchKind } from "../../core/search.ts";
-
-export type SearchScope =
-  | { kind: "chain"; live: string }
-  | { kind: "project"; project: string }
-  | { kind: "all" };
+import type { Scope } from "../project.ts";
 
 export interface SearchQuery {
-  scope: SearchScope;
+  scope: Scope;
   /** FTS5 query (terms already quoted), or null when every term is too short for trigrams. */
   match: string | null;
   /** Lower-cased terms matched as substrings of the text. */
@@ -81,7 +77,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
   },
 };
 
-function scopeWhere(ix: IndexSql, scope: SearchScope, params: Record<string, string | number>): string[] {
+function scopeWhere(ix: IndexSql, scope: Scope, params: Record<string, string | number>): string[] {
   if (scope.kind === "chain") {
     params.scope = scope.live;
     return [ix.chain];

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { type WrittenIndex, writeSessionIndex } from "../capture/session-index.ts";
 import { claudeConfigDir, databasePath, normalizeProject } from "../core/paths.ts";
-import { openForRead } from "../db/open.ts";
+import { type Database, openForRead } from "../db/open.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import { findProject } from "../db/queries/events.ts";
 import { type IndexScope, indexedSessions } from "../db/queries/session-index.ts";
@@ -15,6 +15,21 @@ import { ThroughlineError } from "../errors.ts";
 import { renderActivity } from "../render/activity.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { activityView } from "./_recall-activity.ts";
+
+/** The chain of a session; a session known only from its events (no turn yet) is its own. */
+function chainOf(db: Database, id: string): string {
+  try {
+    return resolveChain(db, id);
+  } catch (err) {
+    if (
+      err instanceof ThroughlineError &&
+      err.code === "E_NO_SESSION" &&
+      indexedSessions(db, { kind: "chain", live: id }).length > 0
+    )
+      return id;
+    throw err;
+  }
+}
 
 export default defineCommand({
   meta: {
@@ -41,7 +56,7 @@ export default defineCommand({
     const written: WrittenIndex[] = [];
     try {
       let scope: IndexScope;
-      if (args.session) scope = { kind: "chain", live: resolveChain(db, args.session) };
+      if (args.session) scope = { kind: "chain", live: chainOf(db, args.session) };
       else if (args.all) scope = { kind: "all" };
       else {
         const here = normalizeProject(resolve(args.project ?? process.cwd()));

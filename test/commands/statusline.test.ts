@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { statuslineView } from "../../src/commands/statusline.ts";
+import type { JsonObject } from "../../src/core/jsonl.ts";
 import { installExtras, isOurStatusline, uninstallExtras } from "../../src/core/statusline-settings.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
@@ -16,7 +17,7 @@ import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const DIR = join(FIXTURES, "statusline");
 const payload = (name: string) =>
-  JSON.parse(readFileSync(join(DIR, name), "utf8")) as Record<string, unknown>;
+  JSON.parse(readFileSync(join(DIR, name), "utf8")) as JsonObject;
 const A1 = join(FIXTURES, "monitor", "projects", "-work-alpha", "a1a1a1a1-0000-4000-8000-000000000001.jsonl");
 
 /** A database holding `turns` turns of `sessionId`. */

@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Glob } from "bun";
 import { replay } from "../../src/capture/replay.ts";
@@ -20,6 +20,7 @@ import { resolveLive } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { activityJson } from "../../src/render/activity.ts";
 import { CORPUS, runCli, tempDir } from "../helpers/db.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const TRANSCRIPTS = join(CORPUS, "transcripts");
 const present = existsSync(TRANSCRIPTS);
@@ -260,4 +261,35 @@ describe("the opt-in hooks", () => {
     expect(readLines(file)).toEqual(lines);
     expect(existsSync(join(file, "..", "summary.md"))).toBe(true);
   });
+
+  test("Stop rewrites the session's files, summary.md included (from the transcript's events)", async () => {
+    using dir = tempDir();
+    const config = join(dir.path, "claude");
+    const env = {
+      THROUGHLINE_DB: join(dir.path, "tl.db"),
+      CLAUDE_CONFIG_DIR: config,
+      HOME: dir.path,
+      THROUGHLINE_SESSION_INDEX: "1",
+      PATH: process.env.PATH ?? "",
+    };
+    const b = new TranscriptBuilder("stop-session-1", "/work/beta");
+    b.user("run the tests");
+    b.tool("Bash", { command: "bun test" }, "3 pass\n1 fail", { isError: true });
+    b.say("One test fails.");
+    const transcript = join(dir.path, "stop-session-1.jsonl");
+    writeFileSync(transcript, b.text());
+    const stop = JSON.stringify({
+      session_id: "stop-session-1",
+      transcript_path: transcript,
+      cwd: "/work/beta",
+      hook_event_name: "Stop",
+    });
+    const out = await runHook("stop", stop, env);
+    expect(out.stderr).toBe("");
+    const d = sessionIndexDir(config, "/work/beta", "stop-session-1");
+    const lines = readLines(join(d, "events.jsonl"));
+    checkSchema(lines);
+    expect(lines.map((l) => l.type).sort()).toEqual(["error", "test_run"]);
+    expect(readFileSync(join(d, "summary.md"), "utf8")).toContain("**Open errors:** 1");
+  }, 20_000);
 });

@@ -16,7 +16,7 @@ import {
   sessionsByPrefix,
   turnCounts,
 } from "../db/queries/doctor.ts";
-import { getPending, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
+import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
 import { getSession, resolveLive } from "../db/queries/sessions.ts";
 import { SCHEMA_VERSION } from "../db/schema.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
@@ -202,6 +202,14 @@ function sessionReport(path: string, prefix: string): Record<string, unknown> {
       },
       pending_handoff: getPending(db, id),
       last_handoff: lastHandoff(db, id),
+      // How each handoff chose its predecessor (link, baton, fallback) and on what evidence,
+      // and which client cleared this session: enough to tell why a wrong memory arrived.
+      handoffs: handoffsOf(db, id).map((h) => ({
+        choice: h.predecessor ? `${h.chosen_by ?? "unrecorded"} → ${h.predecessor}` : (h.chosen_by ?? "none"),
+        ...h,
+        created_at: formatIso(h.created_at),
+      })),
+      cleared_by: clearLinksOf(db, id).map((l) => ({ ...l, created_at: formatIso(l.created_at) })),
       last_injection: injection ? { ...injection, created_at: formatIso(injection.created_at) } : null,
     };
   } finally {

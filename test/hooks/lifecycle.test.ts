@@ -91,6 +91,14 @@ describe("lifecycle: /clear auto handoff (SPEC §4.1)", () => {
       pending_handoff: null,
       last_handoff: { path: "auto" },
     });
+    // Nothing linked this clear (no SessionEnd was fired): doctor says it was the last fallback.
+    expect(JSON.parse(doc.stdout).handoffs).toMatchObject([
+      {
+        choice: `fallback → ${sid(1)}`,
+        chosen_by: "fallback",
+        evidence: "no SessionEnd(clear) linked: newest live session of the project",
+      },
+    ]);
   });
 
   test("the predecessor's last turn that never had a Stop is in the push", async () => {
@@ -554,6 +562,12 @@ describe("clears with no prompt between them keep the chain", () => {
       ]);
       expect(count(db, "SELECT count(*) n FROM handoff_batons")).toBe(0);
     });
+    const doc = JSON.parse(runCli(["doctor", "--session", sid(3), "--json", "--db", h.dbPath]).stdout);
+    expect(doc.handoffs[0].choice).toBe(`link → ${sid(2)}`);
+    expect(doc.handoffs[0].evidence).toContain("same client process (pid:4242)");
+    const middle = JSON.parse(runCli(["doctor", "--session", sid(2), "--json", "--db", h.dbPath]).stdout);
+    expect(middle.handoffs[0].choice).toBe(`baton → ${sid(1)}`);
+    expect(middle.cleared_by).toMatchObject([{ client: "pid:4242" }]);
   });
 
   test("SessionEnd(clear) landing after the new SessionStart is found at the first prompt", async () => {

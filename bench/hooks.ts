@@ -165,5 +165,23 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       note: `${(f.bytes / 1024 / 1024).toFixed(1)} MB transcript`,
     };
   }
+
+  // `statusline`: Claude Code runs it as often as a hook (docs/monitor.md). A 2.1.x payload for
+  // the 1,000-turn chain: context from the payload, turns and handoff from the database.
+  copyDb(chainTemplate, runDb);
+  const status = JSON.stringify({
+    session_id: chainId,
+    transcript_path: chainTranscript,
+    cwd: PROJECT,
+    model: { id: "claude-opus-4-6", display_name: "Opus 4.6" },
+    context_window: {
+      context_window_size: 200_000,
+      current_usage: { input_tokens: 10, cache_creation_input_tokens: 900, cache_read_input_tokens: 80_000 },
+    },
+  });
+  out["statusline (1,000-turn chain)"] = measure(opts.runs, () => [opts.bin, "statusline"], {
+    env,
+    stdin: () => status,
+  });
   return out;
 }

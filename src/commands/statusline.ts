@@ -5,7 +5,7 @@
  * Runs as often as a hook: it imports only what the line needs and never creates the database.
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
-import { defineCommand } from "citty";
+import type { CommandDef } from "citty";
 import { type JsonObject, parseLine } from "../core/jsonl.ts";
 import { databasePath } from "../core/paths.ts";
 import { detectWindow, emptyUsage, feedUsage, payloadUsage } from "../core/usage.ts";
@@ -78,7 +78,18 @@ export function statuslineView(payload: JsonObject, env: Record<string, string |
   return { used, window: window.size, turns, handoff };
 }
 
-export default defineCommand({
+/** The line for the payload on stdin; `src/cli.ts` may call this directly, without citty. */
+export async function runStatusline(json = false): Promise<void> {
+  const payload = parseLine(await Bun.stdin.text()) ?? {};
+  const view = statuslineView(payload, process.env);
+  const text = json
+    ? JSON.stringify({ schema: "throughline.statusline.v1", ...view, line: renderStatusline(view) })
+    : renderStatusline(view);
+  await Bun.write(Bun.stdout, `${text}\n`);
+}
+
+// A plain object, not defineCommand: importing citty here would cost the fast path its lead.
+const command: CommandDef<{ json: { type: "boolean"; description: string } }> = {
   meta: {
     name: "statusline",
     description:
@@ -87,12 +98,6 @@ export default defineCommand({
   args: {
     json: { type: "boolean", description: "Print the facts as JSON instead of the line" },
   },
-  async run({ args }) {
-    const payload = parseLine(await Bun.stdin.text()) ?? {};
-    const view = statuslineView(payload, process.env);
-    const text = args.json
-      ? JSON.stringify({ schema: "throughline.statusline.v1", ...view, line: renderStatusline(view) })
-      : renderStatusline(view);
-    await Bun.write(Bun.stdout, `${text}\n`);
-  },
-});
+  run: ({ args }) => runStatusline(args.json === true),
+};
+export default command;

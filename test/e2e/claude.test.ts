@@ -20,22 +20,31 @@ import {
   hookEvents,
   installHooks,
   queryDb,
-  readHookLog,
   readSettings,
   readTranscript,
   runPrint,
+  runShell,
   runThroughline,
   TmuxClaude,
-  type TranscriptEntry,
   turnCount,
   uninstallHooks,
   waitUntil,
 } from "./driver.ts";
 import { hookLatencies, listTranscripts, parseHookLatencies } from "./hook-latency.ts";
 import {
+  clearSession,
+  diagnose,
+  held,
+  nonce,
+  promptHookOutputs,
+  sessionRequests,
+  storedTurns,
+  turnStored,
+  waitStored,
+} from "./scenario.ts";
+import {
   countOccurrences,
   lastPrompt,
-  type RecordedRequest,
   requestText,
   scriptedTurns,
   toolResults,
@@ -55,121 +64,9 @@ const HAS_PULL = feature(() => hasCliCommand("recall"));
 const TOOLS = ["Write", "Edit", "Bash"];
 const LONG = 120_000;
 
-/** A short random tag, so every scenario's text is its own. */
-function nonce(): string {
-  return Math.random().toString(36).slice(2, 8);
-}
-
-interface TurnRow {
-  turn_number: number;
-  session_id: string;
-  user: string | null;
-  assistant: string | null;
-}
-
-/** Stored turns whose origin is `sessionId`, oldest first, with their L2 text. */
-function storedTurns(h: E2EHome, sessionId: string): TurnRow[] {
-  return (
-    queryDb(
-      h,
-      (db) =>
-        db
-          .query(
-            `SELECT t.turn_number, t.session_id,
-                  (SELECT text FROM bodies b WHERE b.turn_id = t.id AND b.role = 'user') AS user,
-                  (SELECT text FROM bodies b WHERE b.turn_id = t.id AND b.role = 'assistant') AS assistant
-             FROM turns t WHERE t.origin_session_id = ? ORDER BY t.turn_number`,
-          )
-          .all(sessionId) as TurnRow[],
-    ) ?? []
-  );
-}
-
-/** The turn whose prompt contains `prompt` is stored and holds `reply` (its Stop has run). */
-function turnStored(h: E2EHome, sessionId: string, prompt: string, reply: string): boolean {
-  return storedTurns(h, sessionId).some((t) => t.user?.includes(prompt) && t.assistant?.includes(reply));
-}
-
-/**
- * Hold a `claude -p` run open until its turn is stored and the recorder saw its Stop (both
- * are async hooks, which `claude -p` would otherwise cancel on exit: PrintOptions.holdUntil).
- */
-function held(h: E2EHome, prompt: string, reply: string) {
-  return {
-    holdUntil: (sid: string) =>
-      turnStored(h, sid, prompt, reply) &&
-      hookEvents(h, "Stop", sid).some((r) => String(r.payload.last_assistant_message ?? "").includes(reply)),
-    explainHold: (sid: string) => diagnose(h, sid),
-  };
-}
-
-/** What the database and the recorder saw, for a timeout message. */
-function diagnose(h: E2EHome, sessionId: string): string {
-  const errors =
-    queryDb(h, (db) => db.query("SELECT event, session_id, message FROM hook_errors").all()) ?? [];
-  const batons = queryDb(h, (db) => db.query("SELECT * FROM handoff_batons").all()) ?? [];
-  const hooks = readHookLog(h).map((r) => ({
-    event: r.event,
-    sid: r.payload.session_id,
-    source: r.payload.source,
-    prompt: r.payload.prompt,
-    last: r.payload.last_assistant_message,
-  }));
-  return JSON.stringify(
-    { session: sessionId, turns: storedTurns(h, sessionId), hook_errors: errors, batons, hooks },
-    null,
-    1,
-  );
-}
-
-async function waitStored(h: E2EHome, sessionId: string, prompt: string, reply: string): Promise<void> {
-  try {
-    await waitUntil(() => turnStored(h, sessionId, prompt, reply), `turn "${prompt}" stored with its reply`);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${diagnose(h, sessionId)}`);
-  }
-}
-
-function sessionRequests(h: E2EHome, sessionId: string): RecordedRequest[] {
-  return h.standIn.mainRequests(sessionId);
-}
-
-/** The texts UserPromptSubmit printed for a session, as Claude Code recorded them (the push). */
-function promptHookOutputs(transcript: TranscriptEntry[]): string[] {
-  return transcript
-    .map((e) => e.attachment as Record<string, unknown> | undefined)
-    .filter((a) => a?.type === "hook_success" && a.hookEvent === "UserPromptSubmit")
-    .map((a) => String(a?.content ?? ""))
-    .filter((c) => c.trim() !== "");
-}
-
 /** Run a command the push baked in (`throughline recall …`), as the model would. */
-function runBaked(h: E2EHome, command: string): { exitCode: number; stdout: string; stderr: string } {
-  const args = command
-    .replace(/^`|`$/g, "")
-    .trim()
-    .split(/\s+/)
-    .map((a) => a.replace(/^["']|["']$/g, ""));
-  expect(args[0]).toBe("throughline");
-  return runThroughline(h, args.slice(1));
-}
-
 function git(cwd: string, ...args: string[]): string {
   return Bun.spawnSync(["git", ...args], { cwd, stdout: "pipe", stderr: "pipe" }).stdout.toString();
-}
-
-/**
- * `/clear`, then the new session's id from the recorder's SessionStart(clear). `previousText`
- * is something on screen that the clear removes.
- */
-async function clearSession(h: E2EHome, tmux: TmuxClaude, previousText: string): Promise<string> {
-  const since = Date.now();
-  await tmux.clear(previousText);
-  const start = await waitUntil(
-    () => hookEvents(h, "SessionStart").find((r) => r.payload.source === "clear" && r.at >= since),
-    "SessionStart(clear) for a new session",
-  );
-  return String(start.payload.session_id);
 }
 
 /** Every scenario's world, removed after the file (the -p scenario is shared by two tests). */
@@ -531,9 +428,10 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
       expect(push).toContain(prompts[4]!);
       expect(push).toContain(`Reply 5 ${tag}`);
 
-      // The guide's commands, run as the model would, return every turn the push left out.
-      const baked = push.match(/throughline recall --l[12] [^\n`]*/g) ?? [];
-      const pulled = baked.map((c) => runBaked(h, c));
+      // The guide's commands, run literally through a shell with a user's PATH, return every turn
+      // the push left out (test/e2e/pulls.test.ts has the model itself run them).
+      const baked = [...push.matchAll(/`([^`\n]* recall --l[12] [^`\n]*)`/g)].map((m) => m[1]!);
+      const pulled = baked.map((c) => runShell(h, c));
       for (const p of pulled) expect(p.exitCode).toBe(0);
       const seen = push + pulled.map((p) => p.stdout).join("\n");
       for (const prompt of prompts) expect(seen).toContain(prompt);

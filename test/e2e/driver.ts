@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { USER_PATH } from "../helpers/db.ts";
 import { type StandIn, type StandInOptions, startStandIn } from "./stand-in.ts";
 
 /** The checkout this harness belongs to (never hard-coded). */
@@ -176,7 +177,9 @@ export async function createHome(opts: E2EHomeOptions = {}): Promise<E2EHome> {
   // Built from scratch: nothing of the outer environment (a real API key, CLAUDECODE when the
   // suite runs inside Claude Code, a real HOME) may reach the CLI.
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    // A user's PATH: throughline is not on it and neither is node_modules/.bin, so a printed
+    // command that works here works for a user too.
+    PATH: USER_PATH,
     HOME: home,
     USER: process.env.USER ?? "e2e",
     LANG: "C.UTF-8",
@@ -271,6 +274,15 @@ export function readSettings(h: E2EHome): Settings {
 
 function writeSettings(h: E2EHome, s: Settings): void {
   writeFileSync(settingsPath(h), `${JSON.stringify(s, null, 2)}\n`);
+}
+
+/**
+ * Run a command line exactly as printed, through `sh -c` in the harness environment (a user's
+ * PATH), from the project directory: what Claude Code's Bash tool does with it.
+ */
+export function runShell(h: E2EHome, command: string, cwd = h.project) {
+  const r = Bun.spawnSync(["/bin/sh", "-c", command], { cwd, env: h.env, stdout: "pipe", stderr: "pipe" });
+  return { exitCode: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
 /** Run `throughline <args>` in the harness environment. */

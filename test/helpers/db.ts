@@ -74,7 +74,7 @@ export const CLI_INVOCATION = selfInvocation(join(REPO, "src", "cli.ts"), proces
  * A PATH like a user's: system directories and where bun lives, never node_modules/.bin, so a
  * printed command that only works inside the project fails here as it would for the model.
  */
-export const USER_PATH = [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
+export const USER_PATH = [dirname(process.execPath), "/opt/homebrew/bin", "/usr/local/bin", "/usr/bin", "/bin"].join(":");
 
 /**
  * Run a command line exactly as printed, through `sh -c` with USER_PATH, as Claude Code's

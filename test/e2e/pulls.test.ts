@@ -1,0 +1,275 @@
+/**
+ * The pull half of push/pull, proven where it lives: the stand-in model answers the first prompt
+ * after a handoff by calling Claude Code's own Bash tool with the exact command strings it
+ * found in the push it received (parsed from the request, never rebuilt). Claude Code runs with
+ * a user's PATH (no throughline, no node_modules/.bin) in its default permission mode, with no
+ * `--allowedTools`; the tool results that come back must hold the turns, not an error or an
+ * approval request. See docs/testing.md and docs/hooks.md ("Commands the model runs").
+ */
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  createHome,
+  e2eSkipReason,
+  findTranscript,
+  installHooks,
+  REPO_ROOT,
+  readTranscript,
+  runPrint,
+  runShell,
+  TmuxClaude,
+} from "./driver.ts";
+import {
+  clearSession,
+  nonce,
+  promptHookOutputs,
+  sessionRequests,
+  turnStored,
+  waitStored,
+} from "./scenario.ts";
+import {
+  type ContentBlock,
+  lastPrompt,
+  type MessagesBody,
+  type RecordedRequest,
+  type Reply,
+  requestText,
+  stepInTurn,
+  toolResults,
+  toolResultText,
+} from "./stand-in.ts";
+
+const SKIP = e2eSkipReason();
+const LONG = 240_000;
+
+/** The push as the model received it: the UserPromptSubmit hook output inside the request. */
+function pushIn(body: MessagesBody): string {
+  const text = requestText(body);
+  const at = text.indexOf("# Resume context (throughline)");
+  return at < 0 ? "" : text.slice(at);
+}
+
+/** A command the push shows in backquotes, found by what it does (`recall --l2 `…). */
+function printed(push: string, marker: string): string | null {
+  return new RegExp(`\`([^\`\\n]* ${marker}[^\`\\n]*)\``).exec(push)?.[1] ?? null;
+}
+
+function bash(command: string): Reply {
+  return { tools: [{ name: "Bash", input: { command, description: "throughline pull" } }] };
+}
+
+/** The tool_result blocks each request of `requests` carried back to the model, in order. */
+function resultsOf(requests: RecordedRequest[]): ContentBlock[] {
+  return requests.flatMap((r) => (r.body ? toolResults(r.body) : []));
+}
+
+/** What Claude Code shows on screen when it wants a person's approval. */
+const APPROVAL = /requires approval|Do you want to proceed/i;
+/**
+ * How Claude Code answers a refused Bash call in place of its output: "This command requires
+ * approval", or for a command that changes files "rm in '<path>' needs approval. …" (2.1.332)
+ * and "rm in '<path>' was blocked. …" (2.1.197).
+ */
+const REFUSED = /^\s*(This command requires approval|\S+ in '[^']*' (needs approval|was blocked))/;
+
+/** ~2,000 characters (or `words` × 7), so a handful of turns fill the 9,500-character push. */
+function filler(i: number, tag: string, words = 280): string {
+  return `Reply ${i} ${tag}: ${Array.from({ length: words }, (_, k) => `w${(k * 7 + i) % 89}`).join(" ")}.`;
+}
+
+describe.skipIf(SKIP !== null)(
+  "the model runs the printed pulls (real Claude Code, default permissions)",
+  () => {
+    test(
+      "checkout install, interactive TUI: after /clear the model runs the baked --l2, --l1 and a detail pointer; /recall runs before the prompt",
+      async () => {
+        const tag = nonce();
+        const TURNS = 22;
+        const prompts = Array.from({ length: TURNS }, (_, i) => `p${i + 1} ${tag} step`);
+        const go = `continue ${tag}`;
+        await using h = await createHome({
+          script: (_r, body) => {
+            const prompt = lastPrompt(body);
+            const m = /^p(\d+) /.exec(prompt);
+            if (m) return filler(Number(m[1]), tag);
+            if (prompt.includes(go)) {
+              const push = pushIn(body);
+              const step = stepInTurn(body);
+              if (step === 0) return bash(printed(push, "recall --l2 ") ?? "echo no-l2-in-push");
+              if (step === 1) return bash(printed(push, "recall --l1 ") ?? "echo no-l1-in-push");
+              if (step === 2) {
+                const l1 = toolResults(body).map(toolResultText).join("\n");
+                const pointer = /\(not summarized\) full text: (.+)$/m.exec(l1)?.[1];
+                return bash(pointer ?? "echo no-detail-pointer");
+              }
+              return `Pulled everything ${tag}.`;
+            }
+            if (requestText(body).includes("Above is throughline's answer")) return `Shown ${tag}.`;
+            return `Reply to: ${prompt}`;
+          },
+        });
+        // Older turns stay unsummarised, so --l1 prints detail pointers to follow.
+        h.env.THROUGHLINE_SUMMARIZER = "command";
+        h.env.THROUGHLINE_SUMMARIZER_CMD = "false";
+        expect(installHooks(h, "install")).toBe("install");
+        await using tmux = await TmuxClaude.start(h);
+        await tmux.waitReady();
+        let oldId = "";
+        for (const [i, prompt] of prompts.entries()) {
+          await tmux.submit(prompt);
+          if (!oldId) {
+            await h.standIn.waitFor(
+              (reqs) => reqs.some((r) => r.kind === "main"),
+              30_000,
+              "the first request",
+            );
+            oldId = h.standIn.mainRequests()[0]!.sessionId!;
+          }
+          await waitStored(h, oldId, prompt, `Reply ${i + 1} ${tag}`);
+        }
+        const newId = await clearSession(h, tmux, `Reply ${TURNS} ${tag}`);
+        await tmux.submit(go);
+        await h.standIn.waitFor(
+          () => sessionRequests(h, newId).some((r) => r.body && stepInTurn(r.body) === 3),
+          90_000,
+          "the model's three pulls and its answer",
+        );
+        const requests = sessionRequests(h, newId);
+        const push = pushIn(requests[0]!.body!);
+        expect(push.length).toBeGreaterThan(0);
+        // What the model ran is what the push printed, and it is not a bare `throughline …`.
+        const l2 = printed(push, "recall --l2 ")!;
+        const l1 = printed(push, "recall --l1 ")!;
+        expect(l2).not.toStartWith("throughline ");
+        // The newest request carries the whole turn as history: every call the model made.
+        const calls = (requests.at(-1)!.body!.messages ?? [])
+          .filter((m) => m.role === "assistant")
+          .flatMap((m) => (typeof m.content === "string" ? [] : m.content))
+          .filter((b) => b.type === "tool_use")
+          .map((b) => (b.input as { command: string }).command);
+        expect(calls.slice(0, 2)).toEqual([l2, l1]);
+
+        const results = resultsOf(requests);
+        expect(results).toHaveLength(3);
+        for (const r of results) {
+          expect(r.is_error ?? false).toBe(false);
+          expect(toolResultText(r)).not.toMatch(REFUSED);
+        }
+        const [l2Out, l1Out, detailOut] = results.map(toolResultText) as [string, string, string];
+        // The window turns are in the push or in what --l2 returned; the two older ones are
+        // --l1 lines, each pointing at its turn in full.
+        for (const prompt of prompts.slice(2)) expect(`${push}\n${l2Out}`).toContain(prompt);
+        expect(l1Out).toContain("2 turns, 0 summarized");
+        expect(l1Out.match(/\(not summarized\) full text: /g)).toHaveLength(2);
+        // The detail pointer of --l1 opened turn 1 in full.
+        expect(detailOut).toContain(prompts[0]!);
+        expect(detailOut).toContain(`Reply 1 ${tag}`);
+        expect(tmux.capture()).not.toMatch(APPROVAL);
+
+        // /recall runs its command before the prompt reaches the model: the answer is in the
+        // very first request of that turn, and the model needs no tool call.
+        const before = sessionRequests(h, newId).length;
+        await tmux.submit("/recall edits");
+        await h.standIn.waitFor(
+          () => sessionRequests(h, newId).length > before,
+          30_000,
+          "the request carrying /recall's output",
+        );
+        const recallReq = sessionRequests(h, newId)[before]!.body!;
+        const expected = runShell(
+          h,
+          `${l2.slice(0, l2.indexOf(" recall --l2 "))} recall edits`,
+        ).stdout.trim();
+        expect(expected).toContain("## Recall");
+        expect(requestText(recallReq)).toContain(expected);
+        expect(tmux.capture()).not.toMatch(APPROVAL);
+      },
+      LONG,
+    );
+
+    test(
+      "compiled binary outside PATH, claude -p without --allowedTools: the baked --l2 runs; a chained or writing command still asks",
+      async () => {
+        const tag = nonce();
+        const prompts = [1, 2, 3, 4].map((i) => `p${i} ${tag} step`);
+        const go = `continue ${tag}`;
+        await using h = await createHome({
+          script: (_r, body) => {
+            const prompt = lastPrompt(body);
+            const m = /^p(\d+) /.exec(prompt);
+            if (m) return filler(Number(m[1]), tag, 500);
+            if (prompt.includes(go)) {
+              const push = pushIn(body);
+              const l2 = printed(push, "recall --l2 ") ?? "echo no-l2-in-push";
+              const step = stepInTurn(body);
+              if (step === 0) return bash(l2);
+              if (step === 1) return bash(`${l2} && rm -f ${join(h.project, "keep.txt")}`);
+              if (step === 2)
+                return bash(
+                  `${l2.slice(0, l2.indexOf(" recall --l2 "))} note --decision 'not allowed ${tag}'`,
+                );
+              return `Done ${tag}.`;
+            }
+            return `Reply to: ${prompt}`;
+          },
+        });
+        // The binary a user downloads: built from this checkout, in a directory not on PATH.
+        const bin = join(h.root, "opt", "throughline");
+        mkdirSync(join(h.root, "opt"), { recursive: true });
+        const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+        const build = Bun.spawnSync(
+          [
+            process.execPath,
+            ...String(pkg.scripts.build)
+              .replace(/^bun /, "")
+              .replace(/--outfile \S+/, `--outfile ${bin}`)
+              .split(" "),
+          ],
+          { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" },
+        );
+        expect(build.exitCode).toBe(0);
+        chmodSync(bin, 0o755);
+        expect(runShell(h, "command -v throughline").exitCode).not.toBe(0);
+        const installed = runShell(h, `${bin} install`);
+        expect(installed.stderr).toBe("");
+        expect(installed.exitCode).toBe(0);
+        writeFileSync(join(h.project, "keep.txt"), "still here\n");
+
+        let sid = "";
+        for (const [i, prompt] of prompts.entries()) {
+          const r = await runPrint(h, prompt, {
+            resume: i === 0 ? undefined : sid,
+            // No recorder here: settings.json is exactly what the binary's install wrote.
+            holdUntil: (id) => turnStored(h, id, prompt, `Reply ${i + 1} ${tag}`),
+          });
+          sid = r.sessionId;
+        }
+        await runPrint(h, "/tl", { resume: sid });
+        // A brand-new claude process in the project inherits the baton: its first prompt gets the push.
+        const r = await runPrint(h, go);
+        expect(r.exitCode).toBe(0);
+        const requests = sessionRequests(h, r.sessionId);
+        const push = pushIn(requests[0]!.body!);
+        const l2 = printed(push, "recall --l2 ")!;
+        expect(l2).toStartWith(`${bin} recall --l2 `);
+        const results = resultsOf(requests);
+        expect(results).toHaveLength(3);
+        const [pulled, chained, writing] = results;
+        expect(pulled!.is_error ?? false).toBe(false);
+        const seen = `${push}\n${toolResultText(pulled!)}`;
+        for (const prompt of prompts) expect(seen).toContain(prompt);
+        // Nothing else was loosened: the chain and the writer were refused, and did nothing.
+        expect(chained!.is_error).toBe(true);
+        expect(toolResultText(chained!)).toMatch(REFUSED);
+        expect(existsSync(join(h.project, "keep.txt"))).toBe(true);
+        expect(writing!.is_error).toBe(true);
+        expect(toolResultText(writing!)).toMatch(REFUSED);
+        expect(runShell(h, `${bin} recall decisions --all`).stdout).not.toContain(`not allowed ${tag}`);
+        // The push reached the model once, as the transcript records it.
+        expect(promptHookOutputs(readTranscript(findTranscript(h, r.sessionId)!))).toHaveLength(1);
+      },
+      LONG,
+    );
+  },
+);

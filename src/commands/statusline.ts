@@ -46,7 +46,11 @@ export function transcriptUsage(path: string): { used: number | null; peak: numb
   }
 }
 
-export function statuslineView(payload: JsonObject, env: Record<string, string | undefined>): StatuslineView {
+export function statuslineView(
+  payload: JsonObject,
+  env: Record<string, string | undefined>,
+  dbFlag?: string,
+): StatuslineView {
   const p = payloadUsage(payload);
   let used = p.used;
   let peak = used ?? 0;
@@ -60,7 +64,7 @@ export function statuslineView(payload: JsonObject, env: Record<string, string |
   const window = detectWindow({ model, displayName: p.displayName, peak, reported: p.reported });
   let turns: number | null = null;
   let handoff: StatuslineView["handoff"] = null;
-  const dbPath = databasePath(env);
+  const dbPath = databasePath(env, dbFlag);
   if (typeof payload.session_id === "string" && payload.session_id && existsSync(dbPath)) {
     try {
       const db = openForRead(dbPath);
@@ -79,9 +83,9 @@ export function statuslineView(payload: JsonObject, env: Record<string, string |
 }
 
 /** The line for the payload on stdin; `src/cli.ts` may call this directly, without citty. */
-export async function runStatusline(json = false): Promise<void> {
+export async function runStatusline(json = false, db?: string): Promise<void> {
   const payload = parseLine(await Bun.stdin.text()) ?? {};
-  const view = statuslineView(payload, process.env);
+  const view = statuslineView(payload, process.env, db);
   const text = json
     ? JSON.stringify({ schema: "throughline.statusline.v1", ...view, line: renderStatusline(view) })
     : renderStatusline(view);
@@ -89,7 +93,10 @@ export async function runStatusline(json = false): Promise<void> {
 }
 
 // A plain object, not defineCommand: importing citty here would cost the fast path its lead.
-const command: CommandDef<{ json: { type: "boolean"; description: string } }> = {
+const command: CommandDef<{
+  json: { type: "boolean"; description: string };
+  db: { type: "string"; description: string; valueHint: string };
+}> = {
   meta: {
     name: "statusline",
     description:
@@ -97,7 +104,12 @@ const command: CommandDef<{ json: { type: "boolean"; description: string } }> = 
   },
   args: {
     json: { type: "boolean", description: "Print the facts as JSON instead of the line" },
+    db: {
+      type: "string",
+      description: "Database file (default: $THROUGHLINE_DB or $THROUGHLINE_HOME/throughline.db)",
+      valueHint: "path",
+    },
   },
-  run: ({ args }) => runStatusline(args.json === true),
+  run: ({ args }) => runStatusline(args.json === true, args.db),
 };
 export default command;

@@ -16,8 +16,7 @@ import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const DIR = join(FIXTURES, "statusline");
-const payload = (name: string) =>
-  JSON.parse(readFileSync(join(DIR, name), "utf8")) as JsonObject;
+const payload = (name: string) => JSON.parse(readFileSync(join(DIR, name), "utf8")) as JsonObject;
 const A1 = join(FIXTURES, "monitor", "projects", "-work-alpha", "a1a1a1a1-0000-4000-8000-000000000001.jsonl");
 
 /** A database holding `turns` turns of `sessionId`. */

@@ -18,6 +18,18 @@ export const WINDOW_TURNS = 20;
 export const MIN_TRUNCATED_ROOM = 400;
 /** At most this many labels in a turn's `(details: …)` suffix. */
 export const DETAIL_LABELS_MAX = 8;
+/** A bash-mode turn's output is shown this short; `detail` has all of it. */
+export const SHELL_CUT = 300;
+
+/** `<bash-stdout>…</bash-stdout><bash-stderr>…</bash-stderr>` → the text, or null when empty. */
+function shellText(recorded: string | undefined): string | null {
+  if (recorded === undefined) return null;
+  const parts = [...recorded.matchAll(/<bash-(stdout|stderr)>([\s\S]*?)<\/bash-\1>/g)].map((m) =>
+    m[2]!.trim(),
+  );
+  const text = (parts.length > 0 ? parts.join("\n") : recorded).trim();
+  return text === "" ? "(no output)" : text;
+}
 
 /** How many L3 rows of one kind (and tool) a turn holds, in order of first appearance. */
 export interface DetailCount {
@@ -38,6 +50,8 @@ export interface ChainTurn {
   /** The last response's text: what the person last read. Null when the assistant said nothing. */
   finalText: string | null;
   details: DetailCount[];
+  /** What a bash-mode prompt (`!ls`) printed, as Claude Code recorded it. */
+  shellOutput?: string;
 }
 
 export interface ContextInput {
@@ -140,6 +154,9 @@ export function detailLabels(details: readonly DetailCount[], notes: number): st
  */
 export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string {
   const text = mode === "push" ? turn.finalText : turn.assistant || null;
+  const shell = text === null || text.trim() === "" ? shellText(turn.shellOutput) : null;
+  if (shell !== null)
+    return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [shell]: ${oneLine(shell, SHELL_CUT)}`;
   const reply = text !== null && text.trim() !== "" ? text : "(no reply)";
   const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
   const labels = detailLabels(turn.details, notes);

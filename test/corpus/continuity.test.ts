@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { CONTEXT_BUDGET, nextOlderTurn, renderContext } from "../../src/core/context.ts";
+import { CONTEXT_BUDGET, isControlCommand, nextOlderTurn, renderContext } from "../../src/core/context.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { loadContextInput } from "../../src/db/queries/chain.ts";
 import { CLI_INVOCATION, CORPUS, REPO, tempDir, USER_PATH } from "../helpers/db.ts";
@@ -93,6 +93,11 @@ describe.skipIf(mains.length === 0)("continuity over the corpus", () => {
       const pushed: string[] = ctx.turns.map((t: { turn_key: string }) => t.turn_key);
       expect([...l1, ...l2, ...pushed]).toEqual(chain);
       expect(new Set([...l1, ...l2, ...pushed]).size).toBe(chain.length);
+
+      // The current position names a real instruction, never a bare `/exit`, `/clear`, `/model`…
+      const latest = /^Latest prompt \[[\d:]+\]: (.*)$/m.exec(ctx.text)?.[1];
+      if (latest !== undefined && input.window.some((t) => !isControlCommand(t.user)))
+        expect(isControlCommand(latest)).toBe(false);
 
       // Budget: never over the cap; maximal fill whenever a window turn was left out.
       expect(ctx.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);

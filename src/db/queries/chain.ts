@@ -180,9 +180,30 @@ export function summariesBefore(
 }
 
 /** Everything the push renderer needs for one chain. */
+/** What a bash-mode prompt (`!ls`) printed: its first command output row, per turn id. */
+function shellOutputs(db: Database, turns: readonly LoadedTurn[]): Map<number, string> {
+  const ids = turns.filter((t) => t.user.startsWith("!")).map((t) => t.id);
+  const out = new Map<number, string>();
+  if (ids.length === 0) return out;
+  const rows = db
+    .query<{ turn_id: number; output: string }, { ids: string }>(
+      `SELECT turn_id, output FROM details
+       WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'command_output' AND output IS NOT NULL
+       ORDER BY id`,
+    )
+    .all({ ids: JSON.stringify(ids) });
+  for (const r of rows) if (!out.has(r.turn_id)) out.set(r.turn_id, r.output);
+  return out;
+}
+
 export function loadContextInput(db: Database, live: string): ContextInput {
   const total = countChainTurns(db, live);
   const window = newestTurns(db, live, WINDOW_TURNS);
+  const shell = shellOutputs(db, window);
+  for (const t of window) {
+    const output = shell.get(t.id);
+    if (output !== undefined) t.shellOutput = output;
+  }
   const olderNewest = db
     .query<{ started_at: number }, { s: string; skip: number }>(
       `SELECT t.started_at FROM turns t WHERE t.session_id = $s ${ORDER_NEWEST_FIRST} LIMIT 1 OFFSET $skip`,

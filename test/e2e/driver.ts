@@ -48,48 +48,6 @@ export function e2eSkipReason(): string | null {
   return null;
 }
 
-const featureCache = new Map<string, boolean>();
-
-/**
- * Whether the subcommand `throughline <name>` exists yet. citty answers `--help` for an unknown
- * command with the root usage and exit 0, so the usage line must name the command itself.
- * Scenarios that need a product feature still being built skip until this turns true, then
- * run without any edit here.
- */
-export function hasCliCommand(name: string): boolean {
-  const cached = featureCache.get(name);
-  if (cached !== undefined) return cached;
-  const r = Bun.spawnSync([bunBinary(), CLI_ENTRY, name, "--help"], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NO_COLOR: "1" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const ok = r.exitCode === 0 && new RegExp(`USAGE throughline ${name}\\b`).test(r.stdout.toString());
-  featureCache.set(name, ok);
-  return ok;
-}
-
-/** Whether throughline handles `hook <event>` yet (an unknown event exits 1 saying so). */
-export function hasHookHandler(event: string): boolean {
-  const key = `hook ${event}`;
-  const cached = featureCache.get(key);
-  if (cached !== undefined) return cached;
-  // No session_id: a known handler refuses the payload, an unknown one refuses the event.
-  const dir = mkdtempSync(join(tmpdir(), "throughline-probe-"));
-  const r = Bun.spawnSync([bunBinary(), CLI_ENTRY, "hook", event], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, THROUGHLINE_HOME: dir, THROUGHLINE_DB: join(dir, "probe.db") },
-    stdin: Buffer.from("{}"),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  rmSync(dir, { recursive: true, force: true });
-  const ok = !r.stderr.toString().includes("unknown hook event");
-  featureCache.set(key, ok);
-  return ok;
-}
-
 export async function waitUntil<T>(
   probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   what: string,
@@ -314,7 +272,8 @@ export function runThroughline(
  */
 export function installHooks(h: E2EHome, mode: HookMode = "auto", opts: { record?: boolean } = {}): HookMode {
   const record = opts.record ?? true;
-  const resolved: HookMode = mode === "auto" ? (hasCliCommand("install") ? "install" : "manual") : mode;
+  // `auto` is the real install: a broken install must fail the scenario, not fall back.
+  const resolved: HookMode = mode === "auto" ? "install" : mode;
   const settings = readSettings(h);
   const hooks: Record<string, HookGroup[]> = settings.hooks ?? {};
   // The recorder copies each event's async flag: in `claude -p` a synchronous Stop hook makes
@@ -350,20 +309,11 @@ export function installHooks(h: E2EHome, mode: HookMode = "auto", opts: { record
   return "install";
 }
 
-/** Remove throughline's hooks again: the real `uninstall` when it exists, else by hand. */
+/** Remove throughline's hooks again with the real `uninstall`. */
 export function uninstallHooks(h: E2EHome): void {
-  if (hasCliCommand("uninstall")) {
-    const r = runThroughline(h, ["uninstall"]);
-    if (r.exitCode !== 0)
-      throw new Error(`throughline uninstall failed (${r.exitCode}): ${r.stderr || r.stdout}`);
-    return;
-  }
-  const settings = readSettings(h);
-  for (const [event, groups] of Object.entries(settings.hooks ?? {}))
-    settings.hooks![event] = groups
-      .map((g) => ({ ...g, hooks: g.hooks.filter((e) => !e.command.includes(CLI_ENTRY)) }))
-      .filter((g) => g.hooks.length > 0);
-  writeSettings(h, settings);
+  const r = runThroughline(h, ["uninstall"]);
+  if (r.exitCode !== 0)
+    throw new Error(`throughline uninstall failed (${r.exitCode}): ${r.stderr || r.stdout}`);
 }
 
 export interface HookRecord {

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { ACTIVITY_ROWS, type ActivityQuery, ftsQuery, parseActivityQuery } from "../core/activity-query.ts";
 import { parseIsoInstant } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
+import { selfInvocation } from "../core/invocation.ts";
 import { isObject, type JsonObject } from "../core/jsonl.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import type { Database } from "../db/open.ts";
@@ -221,7 +222,7 @@ export async function runActivityRecall(args: ActivityRecallArgs): Promise<void>
     const { scope, label, project } = resolveActivityScope(db, args, process.cwd());
     const view = activityView(db, args.words, { now, scope, label, project });
     if (args.json) printJson(activityJson(view));
-    else console.log(renderActivity(view));
+    else console.log(renderActivity(view, selfInvocation()));
   } finally {
     db.close();
   }

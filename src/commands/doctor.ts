@@ -57,7 +57,7 @@ function hookChecks(settingsPaths: string[]): Check[] {
         name: `hook ${spec.event}`,
         ok: false,
         detail: "not registered",
-        fix: "run `throughline install`",
+        fix: `run \`${selfInvocation()} install\``,
       });
       continue;
     }
@@ -69,7 +69,7 @@ function hookChecks(settingsPaths: string[]): Check[] {
         name: `hook ${spec.event}`,
         ok: problems.length === 0,
         detail: `${h.command}${h.async ? " (async)" : ""} in ${h.file}${problems.length ? `: ${problems.join(", ")}` : ""}`,
-        ...(problems.length ? { fix: "run `throughline install` again to rewrite the entry" } : {}),
+        ...(problems.length ? { fix: `run \`${selfInvocation()} install\` again to rewrite the entry` } : {}),
       });
     }
   }
@@ -78,7 +78,7 @@ function hookChecks(settingsPaths: string[]): Check[] {
       name: "duplicate hooks",
       ok: false,
       detail: "throughline hooks are registered in more than one settings file or plugin",
-      fix: "run `throughline uninstall --project` or `throughline uninstall` for the copy you do not want",
+      fix: `run \`${selfInvocation()} uninstall --project\` or \`${selfInvocation()} uninstall\` for the copy you do not want`,
     });
   return checks;
 }
@@ -117,7 +117,7 @@ function databaseChecks(path: string): { checks: Check[]; extra: Record<string, 
       name: "database",
       ok: false,
       detail: `no database at ${path}`,
-      fix: "run `throughline install` (hooks create it on first use)",
+      fix: `run \`${selfInvocation()} install\` (hooks create it on first use)`,
     });
     return { checks, extra };
   }
@@ -136,7 +136,7 @@ function databaseChecks(path: string): { checks: Check[]; extra: Record<string, 
       name: "database schema",
       ok: false,
       detail: errorLine(err),
-      fix: "run `throughline migrate`",
+      fix: `run \`${selfInvocation()} migrate\``,
     });
     return { checks, extra };
   }
@@ -152,7 +152,9 @@ function databaseChecks(path: string): { checks: Check[]; extra: Record<string, 
       ok: qc === "ok",
       detail: qc,
       ...(qc !== "ok"
-        ? { fix: `back up ${path}, then replay your transcripts with \`throughline replay\` into a new one` }
+        ? {
+            fix: `back up ${path}, then replay your transcripts with \`${selfInvocation()} replay\` into a new one`,
+          }
         : {}),
     });
     const errors = recentHookErrors(db, 5);
@@ -164,7 +166,7 @@ function databaseChecks(path: string): { checks: Check[]; extra: Record<string, 
           ? "none"
           : errors.map((e) => `${formatIso(e.created_at)} ${e.event}: ${e.message}`).join("\n    "),
       ...(errors.length
-        ? { fix: "read the messages above; `throughline doctor --session <id>` shows one session" }
+        ? { fix: `read the messages above; \`${selfInvocation()} doctor --session <id>\` shows one session` }
         : {}),
     });
     extra.last_ingests = lastIngests(db, 5).map((r) => ({ ...r, updated_at: formatIso(r.updated_at) }));
@@ -257,7 +259,7 @@ export default defineCommand({
         name: `slash command /${name}`,
         ok: found !== undefined,
         detail: found ?? "missing",
-        ...(found ? {} : { fix: "run `throughline install`" }),
+        ...(found ? {} : { fix: `run \`${selfInvocation()} install\`` }),
       });
     }
     const problems = checks.filter((c) => !c.ok).length;

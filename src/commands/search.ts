@@ -42,7 +42,7 @@ function resolveScope(
   if (project === null) {
     if (args.project)
       throw new ThroughlineError("E_NO_PROJECT", `no session recorded for ${here} or a directory above it`, {
-        hint: "`throughline status` lists the projects it holds; --all searches all of them",
+        hint: `\`${selfInvocation()} status\` lists the projects it holds; --all searches all of them`,
       });
     return { scope: { kind: "all" }, label: `every project (nothing recorded for ${here})` };
   }

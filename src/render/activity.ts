@@ -104,25 +104,25 @@ function noun(n: number): string {
   return n === 1 ? "event" : "events";
 }
 
-function emptyText(v: ActivityView): string {
+function emptyText(v: ActivityView, command: string): string {
   return [
     heading(v),
     `The activity index is empty for ${v.scopeLabel}: no edits, commits, test runs, errors or decisions have been recorded there yet.`,
     "",
-    "To enable it, run `throughline install` (it registers the PostToolUse hook that records activity as it happens); " +
-      "past sessions get their events with `throughline import` (or `throughline replay <transcript.jsonl>`). " +
+    `To enable it, run \`${command} install\` (it registers the PostToolUse hook that records activity as it happens); ` +
+      `past sessions get their events with \`${command} import\` (or \`${command} replay <transcript.jsonl>\`). ` +
       "To look beyond this session, add `--all` (every session of the project).",
   ].join("\n");
 }
 
-function noMatchText(v: ActivityView): string {
+function noMatchText(v: ActivityView, command: string): string {
   const hints: string[] = [];
   if (v.query.keywords.length > 0) hints.push("drop or change a keyword");
   if (v.query.range) hints.push("widen the time range (`today`, `yesterday`, or no time phrase)");
   if (v.query.types) hints.push("remove the type word to see every kind of event");
   if (!v.scopeLabel.startsWith("every session"))
     hints.push("add `--all` to search every session of the project");
-  hints.push("run `throughline recall` with no words for the summary");
+  hints.push(`run \`${command} recall\` with no words for the summary`);
   return [
     heading(v),
     `No events match: ${fromText(v).replace(/^from /, "")}.`,
@@ -189,10 +189,11 @@ function summaryText(v: ActivityView, s: SummaryFacts): string {
 }
 
 /** The Markdown of SPEC §7. */
-export function renderActivity(v: ActivityView): string {
-  if (v.empty) return emptyText(v);
+/** `command` is the invocation the hints are spelled with (core/invocation.ts). */
+export function renderActivity(v: ActivityView, command = "throughline"): string {
+  if (v.empty) return emptyText(v, command);
   if (v.summary) return summaryText(v, v.summary);
-  if (v.events.length === 0) return noMatchText(v);
+  if (v.events.length === 0) return noMatchText(v, command);
   const out = [
     heading(v),
     `**Showing:** ${v.events.length} ${noun(v.events.length)} ${fromText(v)}`,

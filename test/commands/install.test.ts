@@ -206,7 +206,7 @@ describe("install / uninstall (SPEC §9)", () => {
     const bad = runCli(["doctor"], { env: s.env, cwd: dir.path });
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout).toContain("FAIL hook Stop: not registered");
-    expect(bad.stdout).toContain("fix: run `throughline install`");
+    expect(bad.stdout).toContain(`fix: run \`${CLI_INVOCATION} install\``);
   });
 
   test("doctor: a missing allow rule is a problem, with the install command that adds it", () => {

@@ -7,6 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { TimeWindow } from "../../core/clock.ts";
 import { type ChainTurn, type ContextInput, type DetailCount, WINDOW_TURNS } from "../../core/context.ts";
+import { selfInvocation } from "../../core/invocation.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
 import { resolveLive } from "./sessions.ts";
@@ -91,7 +92,7 @@ export function resolveChain(db: Database, id: string): string {
     .get({ id });
   if (!known || known.n === 0)
     throw new ThroughlineError("E_NO_SESSION", `no session ${id} in this database`, {
-      hint: "`throughline status` lists the sessions it holds",
+      hint: `\`${selfInvocation()} status\` lists the sessions it holds`,
     });
   return resolveLive(db, id).id;
 }

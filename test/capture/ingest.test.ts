@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ingestTranscript } from "../../src/capture/ingest.ts";
+import { ingestTranscript, subagentFiles } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
+import { MAX_JSON_DEPTH } from "../../src/core/jsonl.ts";
 import { ingestInCuts, rng } from "../helpers/cuts.ts";
 import { count, FIXTURES, memoryHash, tempDb } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -113,5 +115,71 @@ describe("incremental capture", () => {
       )
       .get();
     expect(row).toEqual({ turn_number: 1, input: "Review src/auth.ts" });
+  });
+
+  const nested = (n: number) => `${'{"a":'.repeat(n)}1${"}".repeat(n)}`;
+
+  test("a line nested 40,000 levels (tool input, toolUseResult, attachment) is skipped and counted; the lines after it land", () => {
+    using t = tempDb();
+    const path = join(t.dir, "s.jsonl");
+    const b = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000004");
+    b.user("first").say("one");
+    b.raw(
+      `{"type":"assistant","uuid":"d1","message":{"id":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":${nested(40_000)}}]}}`,
+    );
+    b.raw(
+      `{"type":"user","uuid":"d2","toolUseResult":${nested(40_000)},"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}`,
+    );
+    b.raw(`{"type":"attachment","uuid":"d3","attachment":{"type":"x","v":${nested(40_000)}}}`);
+    b.user("second").say("two");
+    writeFileSync(path, b.text());
+    const r = ingestTranscript(t.db, { path, now: 1 });
+    expect(r.skippedLines).toBe(3);
+    expect(
+      t.db.query("SELECT text FROM bodies WHERE role = 'user' ORDER BY turn_id").values().flat(),
+    ).toEqual(["first", "second"]);
+    // The cursor moved past them: a later Stop reads only what is new, and counts nothing twice.
+    b.user("third").say("three");
+    writeFileSync(path, b.text());
+    expect(ingestTranscript(t.db, { path, now: 2 }).skippedLines).toBe(3);
+    expect(count(t.db, "SELECT count(*) n FROM turns")).toBe(3);
+  });
+
+  test(`nesting up to ${MAX_JSON_DEPTH} levels is kept, one more is skipped`, () => {
+    using t = tempDb();
+    const path = join(t.dir, "s.jsonl");
+    const b = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000005");
+    // The tool_use block sits 5 levels deep (entry, message, content, block, input).
+    b.user("go");
+    b.raw(
+      `{"type":"assistant","uuid":"ok","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"x":${nested(MAX_JSON_DEPTH - 5)}}}]}}`,
+    );
+    b.raw(
+      `{"type":"assistant","uuid":"no","message":{"id":"m2","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"x":${nested(MAX_JSON_DEPTH - 4)}}}]}}`,
+    );
+    writeFileSync(path, b.text());
+    expect(ingestTranscript(t.db, { path, now: 1 }).skippedLines).toBe(1);
+    expect(t.db.query("SELECT tool_use_id FROM details WHERE kind = 'tool_input'").values().flat()).toEqual([
+      "t1",
+    ]);
+  });
+
+  test("a transcript path that is a FIFO or a directory is refused in one line, never read", () => {
+    using t = tempDb();
+    const fifo = join(t.dir, "pipe.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    expect(() => ingestTranscript(t.db, { path: fifo, now: 1 })).toThrow(
+      `transcript is not a regular file: ${fifo}`,
+    );
+    expect(() => ingestTranscript(t.db, { path: t.dir, now: 1 })).toThrow(/not a regular file/);
+    expect(() => replay(t.db, [fifo])).toThrow(`not a regular file or directory: ${fifo}`);
+    // Inside a folder, a FIFO is passed over and the rest is replayed.
+    const folder = join(t.dir, "history");
+    mkdirSync(join(folder, "s", "subagents"), { recursive: true });
+    execFileSync("mkfifo", [join(folder, "other.jsonl")]);
+    execFileSync("mkfifo", [join(folder, "s", "subagents", "agent-x.jsonl")]);
+    copyFileSync(sample, join(folder, "s.jsonl"));
+    expect(subagentFiles(join(folder, "s.jsonl"))).toEqual([]);
+    expect(replay(t.db, [folder]).totals.files).toBe(1);
   });
 });

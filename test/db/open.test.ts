@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { openForRead, openForWrite, peekUserVersion } from "../../src/db/open.ts";
 import { SCHEMA_VERSION } from "../../src/db/schema.ts";
 import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
 
@@ -100,5 +100,41 @@ describe("database module", () => {
     const s = JSON.parse(r.stdout);
     expect(s.counts).toMatchObject({ sessions: 1, turns: 4, l2_bodies: 8, l1_summaries: 0 });
     expect(s.counts.l3_details).toBeGreaterThan(10);
+  });
+
+  test("a reader of a database without -wal/-shm creates neither, and binds parameters as strict mode does", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    const w = openForWrite(path);
+    replay(w, [join(FIXTURES, "sample")]);
+    w.close();
+    expect(readdirSync(dir.path)).toEqual(["tl.db"]);
+    const before = readFileSync(path);
+    expect(peekUserVersion(path)).toBe(SCHEMA_VERSION);
+    const db = openForRead(path);
+    const id = (db.query("SELECT id FROM sessions").get() as { id: string }).id;
+    expect(db.query("SELECT count(*) AS n FROM turns WHERE origin_session_id = $id").get({ id })).toEqual({
+      n: 4,
+    });
+    expect(db.prepare("SELECT count(*) AS n FROM turns WHERE turn_number > :n").get({ n: 2 })).toEqual({
+      n: 2,
+    });
+    expect(() => db.run("DELETE FROM turns")).toThrow(/readonly/);
+    db.close();
+    expect(readdirSync(dir.path)).toEqual(["tl.db"]);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  test("a reader sees what a live writer committed to its WAL", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    const w = openForWrite(path);
+    w.run("PRAGMA wal_autocheckpoint = 0");
+    replay(w, [join(FIXTURES, "sample")]);
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    const db = openForRead(path);
+    expect(db.query("SELECT count(*) AS n FROM turns").get()).toEqual({ n: 4 });
+    db.close();
+    w.close();
   });
 });

@@ -44,10 +44,23 @@ export interface Finished {
   stderr: string;
 }
 
-export async function finished(p: Bun.Subprocess<"pipe" | "ignore", "pipe", "pipe">): Promise<Finished> {
+interface Piped {
+  stdout: ReadableStream<Uint8Array>;
+  stderr: ReadableStream<Uint8Array>;
+  exited: Promise<number>;
+  exitCode: number | null;
+  signalCode: NodeJS.Signals | number | null;
+}
+
+export async function finished(p: Piped): Promise<Finished> {
   const [stdout, stderr] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
   await p.exited;
-  return { exitCode: p.exitCode, signal: p.signalCode, stdout, stderr };
+  return {
+    exitCode: p.exitCode,
+    signal: p.signalCode === null ? null : String(p.signalCode),
+    stdout,
+    stderr,
+  };
 }
 
 /** One-line contract of the hooks and the CLI: a failure prints exactly one line. */

@@ -37,8 +37,9 @@ async function detach(event: string): Promise<void> {
     return;
   }
   const { spawn } = await import("node:child_process");
-  const self = Bun.main.startsWith("/$bunfs/") ? [] : [Bun.main];
-  const child = spawn(process.execPath, [...self, "hook", event], {
+  const { selfArgv } = await import("./core/invocation.ts");
+  const [exe, ...self] = selfArgv();
+  const child = spawn(exe!, [...self, "hook", event], {
     detached: true,
     stdio: ["pipe", "ignore", "ignore"],
     env: { ...process.env, THROUGHLINE_HOOK_WORKER: "1" },

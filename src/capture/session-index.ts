@@ -14,7 +14,7 @@ import {
   renameSync,
   writeFileSync,
 } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { selfArgv } from "../core/invocation.ts";
 import { indexLine, lastSeq, sessionIndexDir } from "../core/session-index.ts";
 import { originEvents, originProject } from "../db/queries/session-index.ts";
 
@@ -99,12 +99,6 @@ export function appendSessionIndex(db: Database, configDir: string, sessionId: s
   }
 }
 
-/** How a hook runs `throughline`: the compiled binary itself, or bun with this checkout's entry. */
-function selfCommand(): string[] {
-  if (Bun.main.startsWith("/$bunfs/")) return [process.execPath];
-  return [process.execPath, fileURLToPath(new URL("../cli.ts", import.meta.url))];
-}
-
 /**
  * Stop: rewrite the session's files, summary.md included, with `export session-index`. The
  * summary is the one `recall` prints, and its renderer is no hook code (docs/architecture.md):
@@ -115,7 +109,7 @@ export async function refreshSessionIndex(
   sessionId: string,
   timeoutMs = 10_000,
 ): Promise<number | null> {
-  const child = Bun.spawn([...selfCommand(), "export", "session-index", "--session", sessionId, "--quiet"], {
+  const child = Bun.spawn([...selfArgv(), "export", "session-index", "--session", sessionId, "--quiet"], {
     env: { ...env, NO_COLOR: "1" },
     stdin: "ignore",
     stdout: "ignore",

@@ -5,6 +5,7 @@
  * Code's Bash tool whatever the install path, without PATH or a registry (docs/hooks.md,
  * "Commands the model runs").
  */
+import { fileURLToPath } from "node:url";
 import { VERSION } from "../version.ts";
 
 const SAFE_WORD = /^[A-Za-z0-9._:@%+=,/-]+$/;
@@ -20,15 +21,26 @@ export function isCompiledMain(main: string): boolean {
   return main.startsWith("/$bunfs/") || /^[A-Z]:\\~BUN\\/i.test(main);
 }
 
+/** The entries a throughline process starts from: the checkout's `src/cli.ts`, the plugin bundle. */
+const ENTRY = /[\\/](cli\.ts|throughline\.js)$/;
+
+/**
+ * The same program as an argv prefix, for spawning it (the Stop worker, a hook's child). When
+ * this code runs inside another program (a test runner), that is the checkout's own entry.
+ */
+export function selfArgv(main = Bun.main, execPath = process.execPath): string[] {
+  if (isCompiledMain(main)) return [execPath];
+  return [execPath, ENTRY.test(main) ? main : fileURLToPath(new URL("../cli.ts", import.meta.url))];
+}
+
 /**
  * - compiled binary → its absolute path;
  * - `bunx throughline` (a throwaway install) → `bunx throughline@<version>`, pinned;
  * - a checkout, a global or a plugin install → `<absolute bun> <absolute entry>`.
  */
 export function selfInvocation(main = Bun.main, execPath = process.execPath): string {
-  if (isCompiledMain(main)) return shellQuote(execPath);
   if (/[\\/](bunx-[^\\/]*|\.bun[\\/]install[\\/]cache)[\\/]/.test(main)) return `bunx throughline@${VERSION}`;
-  return `${shellQuote(execPath)} ${shellQuote(main)}`;
+  return selfArgv(main, execPath).map(shellQuote).join(" ");
 }
 
 /** `<invocation> <sub> <args…>`, each argument quoted when it needs it. */

@@ -200,6 +200,9 @@ ALTER TABLE pending_handoffs ADD COLUMN evidence TEXT;
 ALTER TABLE handoffs ADD COLUMN chosen_by TEXT;
 ALTER TABLE handoffs ADD COLUMN evidence TEXT;
 `,
+  /* 3: the summarizer's daily ceiling counts today's rows per backend (README, "What the summarizer costs") */ `
+CREATE INDEX skeletons_backend_created ON skeletons(backend, created_at);
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,8 +11,8 @@ import { assemble, assembleSubagent } from "../core/assemble.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
 import { splitLines } from "../core/jsonl.ts";
 import type { DetailDraft, ToolCall } from "../core/model.ts";
-import { normalizeProject } from "../core/paths.ts";
 import { redact, redactNullable } from "../core/redact.ts";
+import { projectOf } from "../db/project.ts";
 import {
   type CursorRow,
   deleteTurnsAfter,
@@ -166,7 +166,8 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
   const res = assemble(lines, { firstTurnNumber: firstNumber });
 
   const origin = opts.sessionId ?? res.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path);
-  const project = opts.project ?? (res.cwd ? normalizeProject(res.cwd) : null);
+  // Same identity as the hooks give (docs/project-identity.md): replay and import agree with them.
+  const project = opts.project ?? (res.cwd ? projectOf(res.cwd) : null);
   // Lines of the re-read open turn were already counted as skipped by the run that first read them.
   const skipped = resume
     ? cursor.skipped_lines + res.skippedEnds.filter((end) => end > cursor.offset).length

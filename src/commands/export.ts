@@ -8,9 +8,10 @@ export default defineCommand({
   meta: {
     name: "export",
     description:
-      "Write memory out in another format (session-index: the files the original /recall skill reads)",
+      "Write memory out in another format (session-index: the files the original /recall skill reads; jsonl: the whole memory, for backup and `import --from-export`)",
   },
   subCommands: {
     "session-index": () => import("./_export-session-index.ts").then((m) => m.default),
+    jsonl: () => import("./_export-db.ts").then((m) => m.default),
   },
 });

@@ -7,6 +7,8 @@ import { openForWrite } from "../db/open.ts";
 import { ThroughlineError } from "../errors.ts";
 import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { importFromExport } from "./_export-db.ts";
+import { neverTranscriptFilter } from "./pause.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
 export function projectFolder(dir: string): string {
@@ -26,10 +28,16 @@ export default defineCommand({
       description: "Only transcripts written since this date (YYYY-MM-DD or ISO)",
       valueHint: "date",
     },
+    "from-export": {
+      type: "string",
+      description: "Restore a `throughline export jsonl` file instead (docs/export.md); idempotent",
+      valueHint: "file",
+    },
     ...dbArgs,
     ...jsonArgs,
   },
   run({ args }) {
+    if (args["from-export"] !== undefined) return importFromExport(args["from-export"], args);
     const root = join(claudeConfigDir(process.env), "projects");
     if (!existsSync(root) || !statSync(root).isDirectory())
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history at ${root}`);
@@ -42,11 +50,18 @@ export default defineCommand({
     const paths = folder ? [join(root, folder)] : [root];
     if (folder && !existsSync(paths[0]!))
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history for ${args.project}`);
+    // Paused projects and sessions (docs/memory-control.md) are not captured from history either.
+    const never = neverTranscriptFilter(process.env);
     const progress = !args.json && isTerminal(2);
     const db = openForWrite(databasePath(process.env, args.db));
     try {
       const report = replay(db, paths, {
-        ...(since === null ? {} : { filter: (f: string) => statSync(f).mtimeMs >= (since as number) }),
+        ...(since === null && never === null
+          ? {}
+          : {
+              filter: (f: string) =>
+                (since === null || statSync(f).mtimeMs >= since) && (never === null || never(f)),
+            }),
         ...(progress
           ? {
               onProgress: (done: number, total: number) => {

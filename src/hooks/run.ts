@@ -5,7 +5,9 @@
  * prompt: it imports only core, db and bun built-ins, and writes with Bun.write/console.
  */
 import type { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
 import type { JsonObject } from "../core/jsonl.ts";
+import { isNever, neverPath, parseNever } from "../core/never.ts";
 import { databasePath, type Env } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { projectOf } from "../db/project.ts";
@@ -69,10 +71,12 @@ export async function runHook(
       );
     const payload = parsePayload(event, stdinText);
     sessionId = payload.session_id as string;
-    db = openForWrite(databasePath(env));
-    const handler = await load();
     // One project identity for every hook and command (docs/project-identity.md).
     const cwd = typeof payload.cwd === "string" && payload.cwd ? projectOf(payload.cwd, env) : null;
+    // A listed session or project is not captured at all: nothing is opened or written.
+    if (neverCaptured(env, sessionId, cwd, payload.cwd)) return { exitCode: 0, stdout: "", stderr: "" };
+    db = openForWrite(databasePath(env));
+    const handler = await load();
     const out = await handler({
       db,
       payload,
@@ -100,6 +104,20 @@ export async function runHook(
   } finally {
     db?.close();
   }
+}
+
+/**
+ * The never list (docs/memory-control.md): one read of a small file, usually absent. Read on
+ * every hook, so `pause` takes effect at the very next event.
+ */
+function neverCaptured(env: Env, sessionId: string, project: string | null, cwd: unknown): boolean {
+  let text: string;
+  try {
+    text = readFileSync(neverPath(env), "utf8");
+  } catch {
+    return false;
+  }
+  return isNever(parseNever(text), { sessionId, project, cwd: typeof cwd === "string" ? cwd : null });
 }
 
 /** `stdinText` when the caller already read stdin (src/cli.ts, deciding whether to detach). */

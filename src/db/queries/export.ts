@@ -1,0 +1,190 @@
+/**
+ * Reads and writes of `throughline.export.v1` (docs/export.md). Reads walk each table in row
+ * id order with `iterate()`, one row at a time, so an export never holds the database in
+ * memory, and an import into an empty database keeps every table's relative order (search
+ * ranks ties and caps candidates by row id). Writes key every row on its natural key and never
+ * overwrite: importing the same file twice changes nothing, and rows already in the target win.
+ */
+import type { Database } from "bun:sqlite";
+import type {
+  DetailRecord,
+  EventRecord,
+  SessionRecord,
+  SummaryRecord,
+  TurnRecord,
+} from "../../core/export-format.ts";
+import { ThroughlineError } from "../../errors.ts";
+
+export function schemaVersion(db: Database): number {
+  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+}
+
+export function* exportSessions(db: Database): Generator<SessionRecord> {
+  const q = db.query<Omit<SessionRecord, "record">, []>(
+    `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title
+     FROM sessions ORDER BY rowid`,
+  );
+  for (const r of q.iterate()) yield { record: "session", ...r };
+}
+
+export function* exportTurns(db: Database): Generator<TurnRecord> {
+  const q = db.query<Omit<TurnRecord, "record">, []>(
+    `SELECT t.session_id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
+            t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, a.final_text
+     FROM turns t
+     LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
+     LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
+     ORDER BY t.id`,
+  );
+  for (const r of q.iterate()) yield { record: "turn", ...r };
+}
+
+export function* exportDetails(db: Database): Generator<DetailRecord> {
+  const q = db.query<Omit<DetailRecord, "record" | "is_error"> & { is_error: number }, []>(
+    `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
+            d.input, d.output, d.is_error, d.created_at, d.ikey
+     FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.id`,
+  );
+  for (const r of q.iterate()) yield { record: "detail", ...r, is_error: r.is_error !== 0 };
+}
+
+export function* exportEvents(db: Database): Generator<EventRecord> {
+  const q = db.query<Omit<EventRecord, "record">, []>(
+    `SELECT session_id, origin_session_id, project, turn_number, seq, ts, type, summary, detail,
+            tool_use_id, ikey
+     FROM events ORDER BY id`,
+  );
+  for (const r of q.iterate()) yield { record: "event", ...r };
+}
+
+export function* exportSummaries(db: Database): Generator<SummaryRecord> {
+  const q = db.query<Omit<SummaryRecord, "record">, []>(
+    `SELECT t.origin_session_id, t.turn_number, k.summary, k.backend, k.error, k.created_at
+     FROM skeletons k JOIN turns t ON t.id = k.turn_id ORDER BY t.id`,
+  );
+  for (const r of q.iterate()) yield { record: "summary", ...r };
+}
+
+/** Added (new in the target) and kept (already there, left as it was) per record type. */
+export interface ImportTally {
+  added: number;
+  kept: number;
+}
+
+/** Prepared writers for one import; every call runs inside the caller's transaction. */
+export function exportImporter(db: Database) {
+  const sessionExists = db.query<{ x: number }, { id: string }>("SELECT 1 AS x FROM sessions WHERE id = $id");
+  // A session already in the target keeps its values; the file only fills what it lacks, so
+  // a second import (or an import into a database that moved on) changes nothing.
+  const upsertSession = db.query(
+    `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, merged_into, title)
+     VALUES ($id, $project, $transcript_path, $created_at, $updated_at, $merged_into, $title)
+     ON CONFLICT(id) DO UPDATE SET
+       project = coalesce(sessions.project, excluded.project),
+       transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
+       merged_into = coalesce(sessions.merged_into, excluded.merged_into),
+       title = coalesce(sessions.title, excluded.title)`,
+  );
+  const insertTurn = db.query<{ id: number }, Record<string, string | number>>(
+    `INSERT INTO turns (session_id, origin_session_id, turn_number, started_at, ended_at, user_chars, assistant_chars)
+     VALUES ($session_id, $origin_session_id, $turn_number, $started_at, $ended_at, $user_chars, $assistant_chars)
+     ON CONFLICT(origin_session_id, turn_number) DO NOTHING RETURNING id`,
+  );
+  const insertBody = db.query(
+    `INSERT INTO bodies (turn_id, origin_session_id, role, text, final_text)
+     VALUES ($turn, $origin, $role, $text, $final)`,
+  );
+  const turnId = db.query<{ id: number }, { origin: string; n: number }>(
+    "SELECT id FROM turns WHERE origin_session_id = $origin AND turn_number = $n",
+  );
+  const insertDetail = db.query(
+    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+     VALUES ($turn, $origin_session_id, $source, $ord, $kind, $tool_name, $tool_use_id, $input, $output, $is_error, $created_at, $ikey)
+     ON CONFLICT(ikey) DO NOTHING`,
+  );
+  const insertEvent = db.query(
+    `INSERT INTO events (session_id, origin_session_id, project, turn_number, seq, ts, type, summary, detail, tool_use_id, ikey)
+     VALUES ($session_id, $origin_session_id, $project, $turn_number, $seq, $ts, $type, $summary, $detail, $tool_use_id, $ikey)
+     ON CONFLICT(ikey) DO NOTHING`,
+  );
+  const insertSummary = db.query(
+    `INSERT INTO skeletons (turn_id, summary, backend, error, created_at)
+     VALUES ($turn, $summary, $backend, $error, $created_at) ON CONFLICT(turn_id) DO NOTHING`,
+  );
+
+  const turnOf = (origin: string, n: number, what: string): number => {
+    const row = turnId.get({ origin, n });
+    if (!row)
+      throw new ThroughlineError(
+        "E_EXPORT_FORMAT",
+        `${what} refers to turn ${origin}:${n}, which neither the file (before it) nor the database holds`,
+      );
+    return row.id;
+  };
+
+  return {
+    session(r: SessionRecord): boolean {
+      const existed = sessionExists.get({ id: r.id }) !== null;
+      const { record: _, ...row } = r;
+      upsertSession.run(row);
+      return !existed;
+    },
+    turn(r: TurnRecord): boolean {
+      const { record: _, user, assistant, final_text, ...row } = r;
+      const inserted = insertTurn.get(row);
+      if (!inserted) return false;
+      if (user !== null)
+        insertBody.run({
+          turn: inserted.id,
+          origin: r.origin_session_id,
+          role: "user",
+          text: user,
+          final: null,
+        });
+      if (assistant !== null)
+        insertBody.run({
+          turn: inserted.id,
+          origin: r.origin_session_id,
+          role: "assistant",
+          text: assistant,
+          final: final_text,
+        });
+      return true;
+    },
+    detail(r: DetailRecord, lineNo: number): boolean {
+      const { record: _, turn_number, is_error, ...row } = r;
+      const turn =
+        turn_number === null ? null : turnOf(r.origin_session_id, turn_number, `line ${lineNo}: detail`);
+      return insertDetail.run({ ...row, turn, is_error: is_error ? 1 : 0 }).changes > 0;
+    },
+    event(r: EventRecord): boolean {
+      const { record: _, ...row } = r;
+      return insertEvent.run(row).changes > 0;
+    },
+    summary(r: SummaryRecord, lineNo: number): boolean {
+      const turn = turnOf(r.origin_session_id, r.turn_number, `line ${lineNo}: summary`);
+      return (
+        insertSummary.run({
+          turn,
+          summary: r.summary,
+          backend: r.backend,
+          error: r.error,
+          created_at: r.created_at,
+        }).changes > 0
+      );
+    },
+  };
+}
+
+/**
+ * Run `fn` inside one read transaction, so every table is read from the same snapshot even
+ * while a hook writes (a WAL reader keeps its snapshot until COMMIT).
+ */
+export function inReadSnapshot<T>(db: Database, fn: () => T): T {
+  db.run("BEGIN");
+  try {
+    return fn();
+  } finally {
+    db.run("COMMIT");
+  }
+}

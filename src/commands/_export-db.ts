@@ -193,13 +193,19 @@ export function importExportFile(dbPath: string, file: string): FromExportReport
           if (text.trim() === "") continue;
           if (ended)
             throw new ThroughlineError("E_EXPORT_FORMAT", `line ${no}: a record after the end record`);
-          const r = parseRecord(text, no);
+          const notExport = () =>
+            new ThroughlineError(
+              "E_EXPORT_FORMAT",
+              `${file} is not a ${EXPORT_SCHEMA} file (line ${no} is not its header)`,
+            );
+          let r: ReturnType<typeof parseRecord>;
+          try {
+            r = parseRecord(text, no);
+          } catch (err) {
+            throw header ? err : notExport();
+          }
           if (!header) {
-            if (r.record !== "header")
-              throw new ThroughlineError(
-                "E_EXPORT_FORMAT",
-                `${file} is not a ${EXPORT_SCHEMA} file (line ${no} is not its header)`,
-              );
+            if (r.record !== "header") throw notExport();
             header = true;
             report.exported_at = r.exported_at;
             continue;

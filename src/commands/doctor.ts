@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
+import { summaryLine, summaryReport } from "../capture/summarize.ts";
 import { formatIso } from "../core/clock.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
-import { COMMAND_MARKER, HOOK_SPECS, missingRules, registeredHooks } from "../core/settings.ts";
+import { COMMAND_MARKER, HOOK_SPECS, hookProgram, missingRules, registeredHooks } from "../core/settings.ts";
 import { openForRead } from "../db/open.ts";
 import {
   cursorsOf,
@@ -64,7 +65,7 @@ function hookChecks(settingsPaths: string[]): Check[] {
     for (const h of hits) {
       const problems: string[] = [];
       if (h.async !== spec.async) problems.push(spec.async ? "should be async" : "must not be async");
-      if (!resolvable(h.command)) problems.push("command not found");
+      if (!resolvable(hookProgram(h.command))) problems.push("command not found");
       checks.push({
         name: `hook ${spec.event}`,
         ok: problems.length === 0,
@@ -169,6 +170,10 @@ function databaseChecks(path: string): { checks: Check[]; extra: Record<string, 
         ? { fix: `read the messages above; \`${selfInvocation()} doctor --session <id>\` shows one session` }
         : {}),
     });
+    // Informational: a reached ceiling is a choice (THROUGHLINE_L1_DAILY_MAX), not a fault.
+    const summaries = summaryReport(db, process.env, Date.now());
+    checks.push({ name: "summaries", ok: true, detail: summaryLine(summaries) });
+    extra.summaries = summaries;
     extra.last_ingests = lastIngests(db, 5).map((r) => ({ ...r, updated_at: formatIso(r.updated_at) }));
   } finally {
     db.close();

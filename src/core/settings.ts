@@ -35,8 +35,23 @@ export function isOurCommand(command: string): boolean {
   return OURS.test(command);
 }
 
-export function hookCommand(invocation: string, sub: string): string {
-  return `${invocation} hook ${sub}`;
+/**
+ * Stop and SubagentStop hand the turn to a detached worker, but `claude -p` SIGTERMs async
+ * hooks a few ms after starting them, before Bun could install a handler. A signal ignored
+ * before `exec` stays ignored in the new program, so the shell ignores TERM and HUP first
+ * (docs/hooks.md, "Detached Stop and SubagentStop"). Windows shells get the bare command.
+ */
+export const TERM_SHIELD = "trap '' TERM HUP; exec ";
+const SHIELDED = new Set(["stop", "subagent-stop"]);
+
+export function hookCommand(invocation: string, sub: string, platform: string = process.platform): string {
+  const shield = SHIELDED.has(sub) && platform !== "win32" ? TERM_SHIELD : "";
+  return `${shield}${invocation} hook ${sub}`;
+}
+
+/** The program a hook command starts, without the shield: what doctor checks can run. */
+export function hookProgram(command: string): string {
+  return command.startsWith(TERM_SHIELD) ? command.slice(TERM_SHIELD.length) : command;
 }
 
 function ourEntry(spec: HookSpec, invocation: string): JsonObject {

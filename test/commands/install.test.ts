@@ -11,6 +11,7 @@ import {
   READ_ONLY_COMMANDS,
   removeHooks,
   removePermissions,
+  TERM_SHIELD,
 } from "../../src/core/settings.ts";
 import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
 import { PLUGIN_DIR, pluginFiles } from "../helpers/plugin.ts";
@@ -107,7 +108,7 @@ describe("install / uninstall (SPEC §9)", () => {
       Stop: [
         {
           hooks: [
-            { type: "command", command: "/opt/throughline hook stop", async: true },
+            { type: "command", command: `${TERM_SHIELD}/opt/throughline hook stop`, async: true },
             { type: "command", command: "other" },
           ],
         },

@@ -2,8 +2,9 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hookCommand, hookProgram, TERM_SHIELD } from "../../src/core/settings.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { count, runCli, tempDir } from "../helpers/db.ts";
+import { CLI_INVOCATION, count, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 function envFor(dir: string): Record<string, string> & { THROUGHLINE_DB: string } {
@@ -91,6 +92,59 @@ describe("hook stop: contract (SPEC §9)", () => {
     }
     expect(turns).toBe(1);
   });
+
+  /** Turns the worker stored within `ms`, polling the database read-only. */
+  async function storedWithin(db: string, ms: number): Promise<number> {
+    let turns = 0;
+    for (const end = Date.now() + ms; turns === 0 && Date.now() < end; ) {
+      await Bun.sleep(25);
+      if (!existsSync(db)) continue;
+      const r = new Database(db, { readonly: true });
+      try {
+        turns = count(r, "SELECT count(*) n FROM turns");
+      } catch {
+        // schema not created yet by the worker
+      } finally {
+        r.close();
+      }
+    }
+    return turns;
+  }
+
+  /**
+   * What `claude -p` does to an async hook as it exits: SIGTERM to the hook's process group
+   * a moment after starting it, before Bun can run any code of ours.
+   */
+  async function terminatedAtOnce(command: string, dir: string, sessionId: string): Promise<number> {
+    const payload = oneTurn(dir, sessionId);
+    const child = Bun.spawn(["/bin/sh", "-c", command], {
+      env: { ...process.env, ...envFor(dir) },
+      stdin: new Blob([payload]),
+      stdout: "ignore",
+      stderr: "ignore",
+      detached: true,
+    });
+    // 2.1.x sends it 1–5 ms after the start; Bun needs ~15 ms to install any handler.
+    await Bun.sleep(5);
+    process.kill(-child.pid, "SIGTERM");
+    await child.exited;
+    return storedWithin(join(dir, "tl.db"), 3_000);
+  }
+
+  test.skipIf(process.platform === "win32")(
+    "the registered Stop command survives a SIGTERM 5 ms after it starts; the bare command does not",
+    async () => {
+      using dir = tempDir();
+      const command = hookCommand(CLI_INVOCATION, "stop");
+      expect(command).toStartWith(TERM_SHIELD);
+      expect(await terminatedAtOnce(command, dir.path, "cccccccc-0000-4000-8000-000000000011")).toBe(1);
+      // The race is real: without the shield the same signal loses the turn.
+      using bare = tempDir();
+      expect(
+        await terminatedAtOnce(hookProgram(command), bare.path, "cccccccc-0000-4000-8000-000000000012"),
+      ).toBe(0);
+    },
+  );
 
   test("THROUGHLINE_DETACH=0 runs the hook in the foreground", () => {
     using dir = tempDir();

@@ -63,7 +63,7 @@ export async function runCli(argv: string[]): Promise<void> {
   } catch (err) {
     if (isCittyError(err)) {
       await printUsage(argv, true);
-      console.error(`throughline: ${err.message}`);
+      console.error(`throughline: ${errorLine(err)}`);
       process.exitCode = 1;
       return;
     }

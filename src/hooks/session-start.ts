@@ -1,5 +1,6 @@
 import { insertPending } from "../db/queries/handoff.ts";
 import { getSession, upsertSession } from "../db/queries/sessions.ts";
+import { writeTransaction } from "../db/tx.ts";
 import { clientProcess } from "./client.ts";
 import { choosePredecessor } from "./predecessor.ts";
 import type { HookContext } from "./run.ts";
@@ -24,24 +25,28 @@ export default function sessionStart(ctx: HookContext): undefined {
   if (source === "compact" || source === "resume") return undefined;
   const client = clientProcess(ctx.env);
   const promptId = typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null;
-  let choice = null;
-  if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || source === "startup")) {
-    const bornAt = getSession(ctx.db, ctx.sessionId)?.created_at ?? now;
-    const q = { sessionId: ctx.sessionId, bornAt, client, promptId, project: ctx.project };
-    choice = choosePredecessor(ctx.db, q, { newestFallback: source === "clear" });
-    // Some clients report a /clear as `startup`: only a link from the same client counts then.
-    if (source !== "clear" && choice?.chosenBy !== "link") choice = null;
-  }
-  insertPending(ctx.db, {
-    session_id: ctx.sessionId,
-    project: ctx.project,
-    source,
-    predecessor: choice?.predecessor ?? null,
-    created_at: now,
-    client,
-    prompt_id: promptId,
-    chosen_by: choice?.chosenBy ?? null,
-    evidence: choice?.evidence ?? null,
+  // Which SessionEnds are still untaken is read, then claimed: one lock for both, so two
+  // windows clearing at once cannot take the same predecessor.
+  writeTransaction(ctx.db, () => {
+    let choice = null;
+    if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || source === "startup")) {
+      const bornAt = getSession(ctx.db, ctx.sessionId)?.created_at ?? now;
+      const q = { sessionId: ctx.sessionId, bornAt, client, promptId, project: ctx.project };
+      choice = choosePredecessor(ctx.db, q, { newestFallback: source === "clear" });
+      // Some clients report a /clear as `startup`: only a link from the same client counts then.
+      if (source !== "clear" && choice?.chosenBy !== "link") choice = null;
+    }
+    insertPending(ctx.db, {
+      session_id: ctx.sessionId,
+      project: ctx.project,
+      source,
+      predecessor: choice?.predecessor ?? null,
+      created_at: now,
+      client,
+      prompt_id: promptId,
+      chosen_by: choice?.chosenBy ?? null,
+      evidence: choice?.evidence ?? null,
+    });
   });
   return undefined;
 }

@@ -8,6 +8,13 @@ import { ThroughlineError } from "../errors.ts";
 import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { importFromExport } from "./_export-db.ts";
+import {
+  DEFAULT_EXCLUDES,
+  historyEntries,
+  parseExcludes,
+  partitionFolders,
+  skippedLine,
+} from "./_import-exclude.ts";
 import { neverTranscriptFilter } from "./pause.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
@@ -33,6 +40,16 @@ export default defineCommand({
       description: "Restore a `throughline export jsonl` file instead (docs/export.md); idempotent",
       valueHint: "file",
     },
+    exclude: {
+      type: "string",
+      description: `Skip the project folders matching these globs (comma-separated; on top of throughline's own summarizer folder, always skipped, and the known observer folders: ${DEFAULT_EXCLUDES.join(", ")})`,
+      valueHint: "glob,…",
+    },
+    "default-excludes": {
+      type: "boolean",
+      default: true,
+      description: "Skip the known observer folders (--no-default-excludes imports them)",
+    },
     ...dbArgs,
     ...jsonArgs,
   },
@@ -46,10 +63,16 @@ export default defineCommand({
       since = Date.parse(args.since);
       if (!Number.isFinite(since)) throw new ThroughlineError("E_ARGS", `--since: not a date: ${args.since}`);
     }
-    const folder = args.project ? `/${projectFolder(args.project)}/` : null;
-    const paths = folder ? [join(root, folder)] : [root];
-    if (folder && !existsSync(paths[0]!))
+    const folder = args.project ? projectFolder(args.project) : null;
+    if (folder && !existsSync(join(root, folder)))
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history for ${args.project}`);
+    const entries = folder ? { folders: [folder], files: [] } : historyEntries(root);
+    const { keep, skipped } = partitionFolders(root, entries.folders, {
+      env: process.env,
+      excludes: parseExcludes(args.exclude),
+      defaults: args["default-excludes"] !== false,
+    });
+    const paths = [...keep, ...entries.files].map((name) => join(root, name));
     // Paused projects and sessions (docs/memory-control.md) are not captured from history either.
     const never = neverTranscriptFilter(process.env);
     const progress = !args.json && isTerminal(2);
@@ -75,10 +98,11 @@ export default defineCommand({
             }
           : {}),
       });
-      if (args.json) return printJson({ ...report, schema: "throughline.import.v1" });
+      if (args.json)
+        return printJson({ ...report, skipped_folders: skipped, schema: "throughline.import.v1" });
       const t = report.totals;
       console.log(
-        `Imported ${t.files} transcripts: ${t.sessions} sessions, ${t.turns} turns, ${t.details} details, ${t.events} events, ${t.skipped_lines} skipped lines (${report.elapsed_ms} ms).`,
+        `Imported ${t.files} transcripts: ${t.sessions} sessions, ${t.turns} turns, ${t.details} details, ${t.events} events, ${t.skipped_lines} skipped lines (${report.elapsed_ms} ms). ${skippedLine(skipped)}`,
       );
     } finally {
       db.close();

@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { defineCommand } from "citty";
+import { summaryLine, summaryReport } from "../capture/summarize.ts";
 import { databasePath } from "../core/paths.ts";
 import { type Database, openForRead } from "../db/open.ts";
 import { lastHandoff, lastInjection } from "../db/queries/handoff.ts";
@@ -87,6 +88,7 @@ export default defineCommand({
       const counts = layerCounts(db);
       const recent = recentSessions(db, 5);
       const bytes = fileSize(path);
+      const summaries = summaryReport(db, process.env, Date.now());
       if (args.json)
         return printJson({
           schema: "throughline.status.v1",
@@ -94,6 +96,7 @@ export default defineCommand({
           schema_version: SCHEMA_VERSION,
           bytes,
           counts,
+          summaries,
           recent,
         });
       const c = stdoutColors();
@@ -103,6 +106,7 @@ export default defineCommand({
       console.log(
         `${c.bold("memory")}    ${counts.turns} turns · L2 ${counts.l2_bodies} bodies · L3 ${counts.l3_details} details · L1 ${counts.l1_summaries} summaries · ${counts.events} events`,
       );
+      console.log(`${c.bold("summaries")} ${summaryLine(summaries)}`);
       console.log(
         `${c.bold("sessions")}  ${counts.sessions} (${counts.live_sessions} live chains) · ${counts.hook_errors} hook errors`,
       );

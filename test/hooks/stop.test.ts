@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { hookCommand, hookProgram, TERM_SHIELD } from "../../src/core/settings.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { CLI_INVOCATION, count, runCli, tempDir } from "../helpers/db.ts";
+import { SECRETS } from "../helpers/secrets.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 function envFor(dir: string): Record<string, string> & { THROUGHLINE_DB: string } {
@@ -45,6 +46,31 @@ describe("hook stop: contract (SPEC §9)", () => {
       expect(out.stderr).toStartWith("throughline hook stop: ");
       expect(onlyHookErrors(env.THROUGHLINE_DB!)).toEqual({ errors: 1, other: 0 });
     });
+
+  test("an error that quotes a secret is stored redacted", async () => {
+    using dir = tempDir();
+    const env = envFor(dir.path);
+    const token = SECRETS.github_pat!;
+    const out = await runHook(
+      "stop",
+      JSON.stringify({
+        session_id: "s-1",
+        transcript_path: `/tmp/${token}/t.jsonl`,
+        hook_event_name: "Stop",
+      }),
+      { ...env, THROUGHLINE_FLUSH_WAIT_MS: "0" },
+    );
+    expect(out.exitCode).toBe(1);
+    const db = new Database(env.THROUGHLINE_DB, { readonly: true });
+    try {
+      const rows = db.query("SELECT message FROM hook_errors").all() as { message: string }[];
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.message).toContain("[REDACTED:");
+      expect(rows[0]!.message).not.toContain(token);
+    } finally {
+      db.close();
+    }
+  });
 
   test("as a process: exit 1, never 2, one line on stderr, nothing on stdout", () => {
     using dir = tempDir();

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { redact } from "../../core/redact.ts";
 
 export interface SessionRow {
   id: string;
@@ -78,7 +79,8 @@ export function recordHookError(
   ).run({
     event,
     sid: sessionId,
-    msg: message,
+    // An error can quote its input (a path, a command line): stored redacted like everything else.
+    msg: redact(message),
     now,
   });
 }

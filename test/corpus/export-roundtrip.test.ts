@@ -1,0 +1,131 @@
+/**
+ * Export → import on real data (docs/export.md): the whole shared corpus is replayed into one
+ * database, exported, and restored into an empty one; for every chain the push (`context`), the
+ * pulls it bakes in (`recall --l2`, `recall --l1`), `search` and `recall <words>` print the same
+ * on both. Commands run in this process (hundreds of them). Skipped when ../shared/corpus is absent.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { replay } from "../../src/capture/replay.ts";
+import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { runCli as runInProcess } from "../../src/main.ts";
+import { CORPUS, memoryHash, runCli, tempDir } from "../helpers/db.ts";
+import { bakedCommands, shellWords } from "../helpers/pull.ts";
+
+const DIR = join(CORPUS, "transcripts");
+
+async function cli(db: string, args: string[]): Promise<string> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { log, error } = console;
+  const saved = { exit: process.exitCode, db: process.env.THROUGHLINE_DB };
+  console.log = (...a: unknown[]) => void out.push(`${a.map(String).join(" ")}\n`);
+  console.error = (...a: unknown[]) => void err.push(`${a.map(String).join(" ")}\n`);
+  process.exitCode = 0;
+  process.env.THROUGHLINE_DB = db;
+  let code: number | string | undefined;
+  try {
+    await runInProcess(args);
+  } finally {
+    console.log = log;
+    console.error = error;
+    code = process.exitCode;
+    process.exitCode = saved.exit;
+    if (saved.db === undefined) delete process.env.THROUGHLINE_DB;
+    else process.env.THROUGHLINE_DB = saved.db;
+  }
+  if (code || err.length > 0) throw new Error(`${args.join(" ")}: exit ${code}: ${err.join("")}`);
+  return out.join("");
+}
+
+function bakedArgs(command: string): string[] {
+  const words = shellWords(command);
+  return words.slice(words.indexOf("recall"));
+}
+
+async function views(db: string, c: Chain): Promise<Record<string, string>> {
+  const v: Record<string, string> = {};
+  const s = c.live;
+  v.context = await cli(db, ["context", "--session", s]);
+  const baked = bakedCommands(v.context);
+  if (baked.l2) v.l2 = await cli(db, [...bakedArgs(baked.l2), "--json"]);
+  if (baked.l1) v.l1 = await cli(db, bakedArgs(baked.l1));
+  v.search = await cli(db, ["search", c.word, "--session", s]);
+  v.recall = await cli(db, ["recall", c.word, "--session", s, "--now", c.now]);
+  v.recallEdits = await cli(db, ["recall", "edits", "--session", s, "--now", c.now, "--json"]);
+  return v;
+}
+
+interface Chain {
+  live: string;
+  word: string;
+  now: string;
+}
+
+let dir: ReturnType<typeof tempDir>;
+let original: string;
+let restored: string;
+let list: Chain[] = [];
+
+beforeAll(() => {
+  if (!existsSync(DIR)) return;
+  dir = tempDir("tl-corpus-export-");
+  original = join(dir.path, "original.db");
+  restored = join(dir.path, "restored.db");
+  const w = openForWrite(original);
+  replay(w, [DIR], { now: () => Date.parse("2026-03-02T00:00:00Z") });
+  w.close();
+  const file = join(dir.path, "corpus.jsonl");
+  const e = runCli(["export", "jsonl", "--out", file, "--db", original]);
+  expect(e.stderr).toBe("");
+  const i = runCli(["import", "--from-export", file, "--db", restored]);
+  expect(i.stderr).toBe("");
+  const r = openForRead(original);
+  try {
+    list = r
+      .query<{ live: string; prompt: string | null; last: number }, []>(
+        `SELECT t.session_id AS live, max(t.ended_at) AS last,
+                (SELECT b.text FROM bodies b JOIN turns f ON f.id = b.turn_id WHERE f.session_id = t.session_id
+                 AND b.role = 'user' ORDER BY length(b.text) DESC LIMIT 1) AS prompt
+         FROM turns t GROUP BY t.session_id ORDER BY t.session_id`,
+      )
+      .all()
+      .map((c) => ({
+        live: c.live,
+        word:
+          [...(c.prompt ?? "").slice(0, 4000).matchAll(/[\p{L}\p{N}_]{5,}/gu)]
+            .map((m) => m[0])
+            .sort((a, b) => b.length - a.length || a.localeCompare(b))[0] ?? "error",
+        now: new Date(c.last + 60_000).toISOString(),
+      }));
+  } finally {
+    r.close();
+  }
+}, 300_000);
+afterAll(() => dir?.[Symbol.dispose]());
+
+describe.skipIf(!existsSync(DIR))("export → import over the corpus", () => {
+  test("the restored database holds the same memory", () => {
+    const a = openForRead(original);
+    const b = openForRead(restored);
+    try {
+      expect(memoryHash(b)).toBe(memoryHash(a));
+    } finally {
+      a.close();
+      b.close();
+    }
+    expect(list.length).toBeGreaterThan(20);
+  });
+
+  test("every chain: context, recall --l2/--l1, search and recall <words> print the same", async () => {
+    let pulled = 0;
+    for (const c of list) {
+      const want = await views(original, c);
+      const got = await views(restored, c);
+      expect({ live: c.live, ...got }).toEqual({ live: c.live, ...want });
+      if (want.l1 || want.l2) pulled++;
+    }
+    expect(pulled).toBeGreaterThan(0);
+  }, 300_000);
+});

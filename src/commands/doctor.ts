@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { summaryLine, summaryReport } from "../capture/summarize.ts";
 import { formatIso } from "../core/clock.ts";
 import { selfInvocation } from "../core/invocation.ts";
+import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { COMMAND_MARKER, HOOK_SPECS, hookProgram, missingRules, registeredHooks } from "../core/settings.ts";
 import { openForRead } from "../db/open.ts";
@@ -38,6 +39,46 @@ function resolvable(command: string): boolean {
   const exe = m?.[1] ?? m?.[2] ?? "";
   if (exe.includes("/")) return existsSync(exe);
   return Bun.which(exe) !== null;
+}
+
+/**
+ * Enabled throughline plugins (`throughline@<marketplace>`), from Claude Code's own records:
+ * installed_plugins.json, minus what `enabledPlugins` in the user settings turns off.
+ */
+function installedPlugins(configDir: string, userSettings: string): string[] {
+  let ids: string[] = [];
+  try {
+    const v = JSON.parse(readFileSync(join(configDir, "plugins", "installed_plugins.json"), "utf8"));
+    ids = Object.keys(isObject(v) && isObject(v.plugins) ? v.plugins : {}).filter((k) =>
+      k.startsWith("throughline@"),
+    );
+  } catch {
+    return [];
+  }
+  let enabled: Record<string, unknown> = {};
+  try {
+    const s = readSettings(userSettings).settings;
+    if (isObject(s.enabledPlugins)) enabled = s.enabledPlugins;
+  } catch {
+    // hookChecks reports a settings file that does not parse
+  }
+  return ids.filter((id) => enabled[id] !== false);
+}
+
+function pluginCheck(plugins: string[], settingsHooks: boolean): Check | null {
+  if (plugins.length === 0) return null;
+  if (!settingsHooks)
+    return {
+      name: "plugin",
+      ok: true,
+      detail: `${plugins.join(", ")} registers the hooks and slash commands`,
+    };
+  return {
+    name: "plugin and settings install",
+    ok: false,
+    detail: `${plugins.join(", ")} and the hooks in settings.json would capture every turn twice`,
+    fix: `keep one: \`${selfInvocation()} uninstall\` (settings), or \`claude plugin uninstall ${plugins[0]}\``,
+  };
 }
 
 function hookChecks(settingsPaths: string[]): Check[] {
@@ -256,8 +297,20 @@ export default defineCommand({
       join(".claude", "settings.json"),
       join(".claude", "settings.local.json"),
     ];
-    checks.push(...hookChecks(settingsFiles), permissionCheck(settingsFiles, selfInvocation()));
-    for (const name of ["tl", "recall", "sc-detail"]) {
+    const plugins = installedPlugins(userDir, settingsFiles[0]!);
+    const settingsHooks = settingsFiles.some((f) => {
+      try {
+        return existsSync(f) && registeredHooks(readSettings(f).settings).length > 0;
+      } catch {
+        return false;
+      }
+    });
+    const plugin = pluginCheck(plugins, settingsHooks);
+    if (plugin) checks.push(plugin);
+    // A plugin brings its own hooks, commands and permission answers (docs/plugin.md).
+    if (plugins.length === 0 || settingsHooks)
+      checks.push(...hookChecks(settingsFiles), permissionCheck(settingsFiles, selfInvocation()));
+    for (const name of plugins.length > 0 ? [] : ["tl", "recall", "sc-detail"]) {
       const files = [join(userDir, "commands", `${name}.md`), join(".claude", "commands", `${name}.md`)];
       const found = files.find((f) => existsSync(f) && readFileSync(f, "utf8").includes(COMMAND_MARKER));
       checks.push({

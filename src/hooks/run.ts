@@ -39,6 +39,8 @@ const HANDLERS: Record<string, () => Promise<HookHandler>> = {
   "session-end": () => import("./session-end.ts").then((m) => m.default),
   "subagent-stop": () => import("./subagent-stop.ts").then((m) => m.default),
   "post-tool-use": () => import("./post-tool-use.ts").then((m) => m.default),
+  // Answered before any database work (runHook); listed so the event is known.
+  "pre-tool-use": () => Promise.resolve(() => undefined),
 };
 
 export const HOOK_EVENTS = Object.keys(HANDLERS);
@@ -71,6 +73,11 @@ export async function runHook(
       );
     const payload = parsePayload(event, stdinText);
     sessionId = payload.session_id as string;
+    // A permission answer needs no memory: no database is opened for it.
+    if (event === "pre-tool-use") {
+      const { preToolUse } = await import("./pre-tool-use.ts");
+      return { exitCode: 0, stdout: preToolUse(payload) ?? "", stderr: "" };
+    }
     // One project identity for every hook and command (docs/project-identity.md).
     const cwd = typeof payload.cwd === "string" && payload.cwd ? projectOf(payload.cwd, env) : null;
     // A listed session or project is not captured at all: nothing is opened or written.

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { selfInvocation } from "../../src/core/invocation.ts";
 import {
+  HOOK_SPECS,
   isOurCommand,
   mergeHooks,
   mergePermissions,
@@ -14,7 +15,7 @@ import {
   TERM_SHIELD,
 } from "../../src/core/settings.ts";
 import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
-import { PLUGIN_DIR, pluginFiles } from "../helpers/plugin.ts";
+import { BUNDLE, bundleHeader, PLUGIN_DIR, pluginFiles, REPO_DIR } from "../helpers/plugin.ts";
 
 const FOREIGN = {
   model: "opus",
@@ -227,8 +228,17 @@ describe("install / uninstall (SPEC §9)", () => {
 
   test("the plugin layout matches what install writes", () => {
     for (const [rel, text] of Object.entries(pluginFiles()))
-      expect({ rel, text: readFileSync(join(PLUGIN_DIR, rel), "utf8") }).toEqual({ rel, text });
+      expect({ rel, text: readFileSync(join(REPO_DIR, rel), "utf8") }).toEqual({ rel, text });
     const manifest = JSON.parse(readFileSync(join(PLUGIN_DIR, ".claude-plugin", "plugin.json"), "utf8"));
     expect(manifest.hooks).toBeUndefined();
+    // One hook list: the plugin registers every hook install does, plus its PreToolUse.
+    const hooks = JSON.parse(readFileSync(join(PLUGIN_DIR, "hooks", "hooks.json"), "utf8")).hooks;
+    expect(Object.keys(hooks).sort()).toEqual([...HOOK_SPECS.map((h) => h.event), "PreToolUse"].sort());
+  });
+
+  test("the plugin's bundle was built from the sources as they are", () => {
+    const [pragma, header] = readFileSync(join(PLUGIN_DIR, BUNDLE), "utf8").split("\n", 2);
+    expect(pragma).toBe("// @bun");
+    expect(`${header}\n`).toBe(bundleHeader());
   });
 });

@@ -1,51 +1,109 @@
 /**
- * The Claude Code plugin layout (plugin/), derived from the same definitions `install` uses.
- * `bun test/helpers/plugin.ts` rewrites it; test/plugin.test.ts fails when it is stale.
+ * The Claude Code plugin (plugin/) and its marketplace (.claude-plugin/marketplace.json),
+ * derived from the same definitions `install` uses, plus `plugin/throughline.js`: src/ bundled
+ * with its dependencies, so the plugin runs from a clone or a path with no install step.
+ * `bun run build:plugin` rewrites all of it; test/commands/install.test.ts fails when any of it
+ * is stale (docs/plugin.md).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { HOOK_SPECS, hookCommand, slashCommands } from "../../src/core/settings.ts";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { HOOK_SPECS, type HookSpec, hookCommand, slashCommands } from "../../src/core/settings.ts";
 import { VERSION } from "../../src/version.ts";
 
-export const PLUGIN_DIR = join(import.meta.dir, "..", "..", "plugin");
-/** A plugin has no install step to learn its own path: it pins the published package. */
-export const PLUGIN_INVOCATION = `bunx throughline@${VERSION}`;
+export const REPO_DIR = join(import.meta.dir, "..", "..");
+export const PLUGIN_DIR = join(REPO_DIR, "plugin");
+export const BUNDLE = "throughline.js";
+/** Hooks run the bundle the plugin ships, with whatever `bun` is on the user's PATH. */
+export const PLUGIN_INVOCATION = `bun "\${CLAUDE_PLUGIN_ROOT}/${BUNDLE}"`;
+
+/**
+ * A plugin cannot write allow rules: its PreToolUse hook allows the read-only pulls instead
+ * (src/hooks/pre-tool-use.ts). Settings installs use rules and do not register it.
+ */
+export const PLUGIN_HOOK_SPECS: readonly HookSpec[] = [
+  ...HOOK_SPECS,
+  { event: "PreToolUse", sub: "pre-tool-use", async: false, timeout: 5, matcher: "Bash" },
+];
+
+/** What the bundle is built from: every source file and the locked dependency versions. */
+export function sourcesDigest(): string {
+  const h = createHash("sha256");
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(relative(REPO_DIR, p)).update("\0").update(readFileSync(p)).update("\0");
+    }
+  };
+  walk(join(REPO_DIR, "src"));
+  h.update(readFileSync(join(REPO_DIR, "test/fixtures/sample/todo-api-session.jsonl")));
+  h.update(readFileSync(join(REPO_DIR, "bun.lock")));
+  return h.digest("hex").slice(0, 16);
+}
+
+export function bundleHeader(digest = sourcesDigest()): string {
+  return `// throughline ${VERSION}: src/ bundled for the Claude Code plugin (sources ${digest}); rebuild with \`bun run build:plugin\`\n`;
+}
+
+export async function buildBundle(): Promise<string> {
+  const out = await Bun.build({
+    entrypoints: [join(REPO_DIR, "src", "cli.ts")],
+    target: "bun",
+    minify: true,
+  });
+  if (!out.success) throw new Error(out.logs.map(String).join("\n"));
+  const js = (await out.outputs[0]!.text()).replace(/^#!.*\n/, "");
+  // `// @bun` must stay the first line (Bun then runs the file without transpiling it).
+  const at = js.indexOf("\n") + 1;
+  return js.slice(0, at) + bundleHeader() + js.slice(at);
+}
 
 export function pluginFiles(): Record<string, string> {
   const hooks: Record<string, unknown[]> = {};
-  for (const s of HOOK_SPECS) {
+  for (const s of PLUGIN_HOOK_SPECS) {
     const entry: Record<string, unknown> = {
       type: "command",
-      command: hookCommand(PLUGIN_INVOCATION, s.sub),
+      command: hookCommand(PLUGIN_INVOCATION, s.sub, "linux"),
       timeout: s.timeout,
     };
     if (s.async) entry.async = true;
     hooks[s.event] = [s.matcher === undefined ? { hooks: [entry] } : { matcher: s.matcher, hooks: [entry] }];
   }
+  const meta = {
+    name: "throughline",
+    version: VERSION,
+    description: "Memory for Claude Code sessions that survives /clear and compaction",
+    license: "MIT",
+  };
   const files: Record<string, string> = {
     // hooks/hooks.json is found by convention; listing it in the manifest too duplicates every hook.
-    ".claude-plugin/plugin.json": `${JSON.stringify(
+    "plugin/.claude-plugin/plugin.json": `${JSON.stringify({ ...meta, author: { name: "throughline" } }, null, 2)}\n`,
+    "plugin/hooks/hooks.json": `${JSON.stringify({ hooks }, null, 2)}\n`,
+    // The repository is its own marketplace: `claude plugin marketplace add <path or git URL>`.
+    ".claude-plugin/marketplace.json": `${JSON.stringify(
       {
         name: "throughline",
-        version: VERSION,
-        description: "Memory for Claude Code sessions that survives /clear and compaction",
-        license: "MIT",
+        owner: { name: "throughline" },
+        plugins: [
+          { name: "throughline", source: "./plugin", description: meta.description, version: VERSION },
+        ],
       },
       null,
       2,
     )}\n`,
-    "hooks/hooks.json": `${JSON.stringify({ hooks }, null, 2)}\n`,
   };
   for (const [name, text] of Object.entries(slashCommands(PLUGIN_INVOCATION)))
-    files[`commands/${name}`] = text;
+    files[`plugin/commands/${name}`] = text;
   return files;
 }
 
 if (import.meta.main) {
   for (const [rel, text] of Object.entries(pluginFiles())) {
-    const path = join(PLUGIN_DIR, rel);
+    const path = join(REPO_DIR, rel);
     mkdirSync(join(path, ".."), { recursive: true });
     writeFileSync(path, text);
   }
-  console.log(`plugin written to ${PLUGIN_DIR}`);
+  writeFileSync(join(PLUGIN_DIR, BUNDLE), await buildBundle());
+  console.log(`plugin written to ${PLUGIN_DIR} (bundle sources ${sourcesDigest()})`);
 }

@@ -1,0 +1,148 @@
+/**
+ * The plugin, installed the way a user installs it: `claude plugin marketplace add <this
+ * checkout>` then `claude plugin install throughline@throughline`, with no registry and no
+ * build step (docs/plugin.md). The hooks it registers capture and hand over; the model runs
+ * the baked pulls (answered by the plugin's PreToolUse hook, since a plugin writes no allow
+ * rules); uninstalling the plugin stops capture; a second, settings install is named by doctor.
+ */
+import { describe, expect, test } from "bun:test";
+import {
+  claudeBinary,
+  createHome,
+  e2eSkipReason,
+  readSettings,
+  findTranscript,
+  REPO_ROOT,
+  readTranscript,
+  runThroughline,
+  TmuxClaude,
+  turnCount,
+} from "./driver.ts";
+import { nonce, promptHookOutputs, sessionRequests, waitStored } from "./scenario.ts";
+import {
+  lastPrompt,
+  type MessagesBody,
+  requestText,
+  stepInTurn,
+  toolResults,
+  toolResultText,
+} from "./stand-in.ts";
+
+const SKIP = e2eSkipReason();
+const LONG = 240_000;
+
+function pushIn(body: MessagesBody): string {
+  const text = requestText(body);
+  const at = text.indexOf("# Resume context (throughline)");
+  return at < 0 ? "" : text.slice(at);
+}
+
+function filler(i: number, tag: string): string {
+  return `Reply ${i} ${tag}: ${Array.from({ length: 500 }, (_, k) => `w${(k * 7 + i) % 89}`).join(" ")}.`;
+}
+
+describe.skipIf(SKIP !== null)("the plugin from this repository (real Claude Code)", () => {
+  test(
+    "marketplace add + install: turns captured, one push after /clear, the model's baked pull runs without a prompt; doctor names a second install; uninstall stops capture",
+    async () => {
+      const tag = nonce();
+      const go = `continue ${tag}`;
+      await using h = await createHome({
+        script: (_r, body) => {
+          const prompt = lastPrompt(body);
+          const m = /^p(\d+) /.exec(prompt);
+          if (m) return filler(Number(m[1]), tag);
+          if (prompt.includes(go)) {
+            const l2 = /`([^`\n]* recall --l2 [^`\n]*)`/.exec(pushIn(body))?.[1] ?? "echo no-l2";
+            return stepInTurn(body) === 0
+              ? { tools: [{ name: "Bash", input: { command: l2, description: "pull" } }] }
+              : `Pulled ${tag}.`;
+          }
+          return `Reply to: ${prompt}`;
+        },
+      });
+      const claude = (...args: string[]) => {
+        const r = Bun.spawnSync([claudeBinary(), ...args], {
+          env: h.env,
+          cwd: h.project,
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        return { exitCode: r.exitCode, out: `${r.stdout}${r.stderr}` };
+      };
+      const validated = claude("plugin", "validate", REPO_ROOT);
+      expect(validated.out).toContain("Validation passed");
+      expect(claude("plugin", "marketplace", "add", REPO_ROOT).exitCode).toBe(0);
+      const installed = claude("plugin", "install", "throughline@throughline");
+      expect(installed.out).toContain("Successfully installed");
+      expect(runThroughline(h, ["doctor", "--json"]).stdout).toContain('"plugin"');
+      // No allow rule anywhere: what lets the pull run is the plugin's own PreToolUse answer.
+      expect(readSettings(h).permissions).toBeUndefined();
+
+      await using tmux = await TmuxClaude.start(h);
+      await tmux.waitReady();
+      const prompts = [1, 2, 3, 4].map((i) => `p${i} ${tag} step`);
+      let oldId = "";
+      for (const [i, prompt] of prompts.entries()) {
+        await tmux.submit(prompt);
+        if (!oldId) {
+          await h.standIn.waitFor((reqs) => reqs.some((r) => r.kind === "main"), 30_000, "the first request");
+          oldId = h.standIn.mainRequests()[0]!.sessionId!;
+        }
+        await waitStored(h, oldId, prompt, `Reply ${i + 1} ${tag}`);
+      }
+      // No recorder hook here (the plugin is the only thing registered): the new session's id
+      // comes from its first request.
+      await tmux.clear(`Reply 4 ${tag}`);
+      await tmux.submit(go);
+      await h.standIn.waitFor(
+        (reqs) =>
+          reqs.some(
+            (r) => r.kind === "main" && r.body && stepInTurn(r.body) === 1 && lastPrompt(r.body).includes(go),
+          ),
+        60_000,
+        "the model's pull and its answer",
+      );
+      const newId = h.standIn.mainRequests().find((r) => r.body && lastPrompt(r.body).includes(go))!
+        .sessionId!;
+      const requests = sessionRequests(h, newId);
+      const push = pushIn(requests[0]!.body!);
+      expect(push).toContain(prompts[3]!);
+      expect(promptHookOutputs(readTranscript(findTranscript(h, newId)!))).toHaveLength(1);
+      const results = requests.flatMap((r) => (r.body ? toolResults(r.body) : []));
+      expect(results).toHaveLength(1);
+      expect(results[0]!.is_error ?? false).toBe(false);
+      const pulled = toolResultText(results[0]!);
+      expect(pulled).toContain("## recall --l2");
+      for (const prompt of prompts) expect(`${push}\n${pulled}`).toContain(prompt);
+      expect(tmux.capture()).not.toMatch(/requires approval|Do you want to proceed/);
+
+      // The plugin's slash commands are namespaced and run before the prompt reaches the model.
+      const before = sessionRequests(h, newId).length;
+      await tmux.submit("/throughline:recall edits");
+      await h.standIn.waitFor(() => sessionRequests(h, newId).length > before, 30_000, "/throughline:recall");
+      expect(requestText(sessionRequests(h, newId)[before]!.body!)).toContain("## Recall");
+      await tmux.close();
+
+      // A settings install on top: doctor names the duplicate and how to remove one.
+      expect(runThroughline(h, ["install"]).exitCode).toBe(0);
+      const doctor = runThroughline(h, ["doctor"]);
+      expect(doctor.exitCode).toBe(1);
+      expect(doctor.stdout).toContain("FAIL plugin and settings install");
+      expect(doctor.stdout).toContain("claude plugin uninstall throughline@throughline");
+      expect(runThroughline(h, ["uninstall"]).exitCode).toBe(0);
+
+      // Uninstalling the plugin stops capture.
+      expect(claude("plugin", "uninstall", "throughline@throughline").exitCode).toBe(0);
+      await using again = await TmuxClaude.start(h);
+      await again.waitReady();
+      const after = `after uninstall ${tag}`;
+      await again.submit(after);
+      await again.waitForScreen((s) => s.includes(`Reply to: ${after}`), "the reply after uninstall");
+      await again.close();
+      const sid = h.standIn.mainRequests().at(-1)!.sessionId!;
+      expect(turnCount(h, sid)).toBe(0);
+    },
+    LONG,
+  );
+});

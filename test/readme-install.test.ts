@@ -39,7 +39,13 @@ function run(command: string, env: Record<string, string>) {
   return { exitCode: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
-function scratch(root: string): Record<string, string> {
+interface ScratchEnv extends Record<string, string> {
+  HOME: string;
+  CLAUDE_CONFIG_DIR: string;
+  THROUGHLINE_HOME: string;
+}
+
+function scratch(root: string): ScratchEnv {
   const env = {
     PATH: USER_PATH,
     HOME: join(root, "home"),

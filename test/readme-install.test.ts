@@ -2,10 +2,10 @@
  * Every install line of README's "Use it with Claude Code" runs as written, from this checkout,
  * in a scratch HOME / CLAUDE_CONFIG_DIR / THROUGHLINE_HOME with a user's PATH, and `doctor`
  * (run with the same program) then finds no problem. A line this test does not know fails it:
- * none is skipped silently. The plugin lines are the one exception, said out loud below.
+ * none is skipped silently. The plugin line needs the pinned Claude Code CLI (`bun install`).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, tempDir, USER_PATH } from "./helpers/db.ts";
 
@@ -27,7 +27,8 @@ function installLines(): InstallLine[] {
     .map((l) => l.replace(/\s+#\s.*$/, "").trim())
     .filter(Boolean)
     .map((line): InstallLine => {
-      if (line.startsWith("claude plugin ")) return { kind: "plugin", line, program: "claude" };
+      // The plugin has no install of ours: doctor runs from the checkout.
+      if (line.startsWith("claude plugin ")) return { kind: "plugin", line, program: "bun src/cli.ts" };
       const m = /(?:^|&& )(\S+(?: src\/cli\.ts)?) install$/.exec(line);
       if (!m) throw new Error(`README install line this test does not know how to run: ${line}`);
       return { kind: line.startsWith("bun install") ? "checkout" : "binary", line, program: m[1]! };
@@ -59,10 +60,12 @@ function scratch(root: string): ScratchEnv {
 }
 
 const LINES = installLines();
+/** The pinned Claude Code CLI (a devDependency). */
+const CLAUDE = join(REPO, "node_modules", ".bin", "claude");
 
 describe("README install lines", () => {
   test("the section has a checkout line, a binary line and the plugin lines", () => {
-    expect(LINES.map((l) => l.kind)).toEqual(["checkout", "binary", "plugin", "plugin"]);
+    expect(LINES.map((l) => l.kind)).toEqual(["checkout", "binary", "plugin"]);
   });
 
   for (const l of LINES.filter((x) => x.kind !== "plugin"))
@@ -82,19 +85,31 @@ describe("README install lines", () => {
       expect(settings).toContain(
         l.kind === "binary" ? join(REPO, "dist", "throughline") : join(REPO, "src", "cli.ts"),
       );
-    }, // The binary line compiles once (this file's only build).
-    180_000);
+    }, 180_000); // The binary line compiles once (this file's only build).
 
-  test("the plugin lines are the marketplace placeholder (the plugin is built and tested elsewhere)", () => {
-    const plugin = LINES.filter((l) => l.kind === "plugin").map((l) => l.line);
-    expect(plugin).toEqual([
-      "claude plugin marketplace add <path to this checkout>",
-      "claude plugin install throughline@throughline",
-    ]);
-    console.warn(
-      "readme-install: the two plugin lines are not run here (placeholder until the plugin lands)",
-    );
-  });
+  test.skipIf(!existsSync(CLAUDE))(
+    "plugin: the marketplace line installs the plugin with the real `claude`, then doctor reports no problem",
+    () => {
+      using dir = tempDir("tl-readme-");
+      const env = scratch(dir.path);
+      // A user has `claude` on PATH: here the pinned CLI, alone in a directory of its own.
+      const bin = join(dir.path, "bin");
+      mkdirSync(bin);
+      symlinkSync(CLAUDE, join(bin, "claude"));
+      env.PATH = `${bin}:${env.PATH}`;
+      const plugin = LINES.find((l) => l.kind === "plugin")!;
+      const install = run(plugin.line, env);
+      expect(install.stdout + install.stderr).toContain(
+        "Successfully installed plugin: throughline@throughline",
+      );
+      expect(install.exitCode).toBe(0);
+      const doctor = run(`${plugin.program} doctor`, env);
+      expect(doctor.stdout).toContain("ok   plugin: throughline@throughline registers the hooks");
+      expect(doctor.stdout).toContain("No problems found.");
+      expect(doctor.exitCode).toBe(0);
+    },
+    60_000,
+  );
 
   test("README says bunx needs publishing first, and package.json is ready for it", () => {
     const readme = readFileSync(join(REPO, "README.md"), "utf8");

@@ -151,9 +151,18 @@ function permissionCheck(settingsPaths: string[], invocation: string): Check {
       };
 }
 
-function databaseChecks(path: string): { checks: Check[]; extra: Record<string, unknown> } {
+function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra: Record<string, unknown> } {
   const checks: Check[] = [];
   const extra: Record<string, unknown> = {};
+  // A plugin install has no install step of ours: its first hook creates the database.
+  if (!existsSync(path) && plugin) {
+    checks.push({
+      name: "database",
+      ok: true,
+      detail: `not created yet at ${path}: the first hook creates it`,
+    });
+    return { checks, extra };
+  }
   if (!existsSync(path)) {
     checks.push({
       name: "database",
@@ -289,8 +298,6 @@ export default defineCommand({
       return;
     }
     const checks: Check[] = [{ name: "bun", ok: true, detail: `Bun ${Bun.version}` }];
-    const db = databaseChecks(path);
-    checks.push(...db.checks);
     const userDir = claudeConfigDir(process.env);
     const settingsFiles = [
       join(userDir, "settings.json"),
@@ -298,6 +305,8 @@ export default defineCommand({
       join(".claude", "settings.local.json"),
     ];
     const plugins = installedPlugins(userDir, settingsFiles[0]!);
+    const db = databaseChecks(path, plugins.length > 0);
+    checks.push(...db.checks);
     const settingsHooks = settingsFiles.some((f) => {
       try {
         return existsSync(f) && registeredHooks(readSettings(f).settings).length > 0;

@@ -5,7 +5,7 @@
  * rows are replaced, so a crash at any point converges on the next run.
  */
 import type { Database } from "bun:sqlite";
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { assemble, assembleSubagent } from "../core/assemble.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
@@ -51,22 +51,112 @@ export interface IngestResult {
   newestFinalText: string | null;
 }
 
-function readRange(path: string, start: number, end: number): Uint8Array {
-  const len = end - start;
-  const buf = new Uint8Array(len);
-  if (len === 0) return buf;
+function readAt(fd: number, buf: Uint8Array, start: number): number {
+  let off = 0;
+  while (off < buf.length) {
+    const n = readSync(fd, buf, off, buf.length - off, start + off);
+    if (n <= 0) break;
+    off += n;
+  }
+  return off;
+}
+
+function readRange(fd: number, start: number, end: number): Uint8Array {
+  const buf = new Uint8Array(Math.max(0, end - start));
+  const n = readAt(fd, buf, start);
+  return n === buf.length ? buf : buf.subarray(0, n);
+}
+
+function withFile<T>(path: string, fn: (fd: number) => T): T {
   const fd = openSync(path, "r");
   try {
-    let off = 0;
-    while (off < len) {
-      const n = readSync(fd, buf, off, len - off, start + off);
-      if (n <= 0) break;
-      off += n;
-    }
-    return off === len ? buf : buf.subarray(0, off);
+    return fn(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Bytes just before the cursor that every run compares (see `cursorStillValid`). */
+const PROBE = 4096;
+
+/**
+ * Saved in the cursor's `identity`: `c2:<dev>:<ino>:<crc32 of bytes 0..offset>:<crc32 of the
+ * PROBE bytes before offset>`. Older cursors hold `<dev>:<ino>` only.
+ */
+interface Fingerprint {
+  file: string;
+  crc: number;
+  probe: number;
+}
+
+function formatFingerprint(f: Fingerprint): string {
+  return `c2:${f.file}:${f.crc}:${f.probe}`;
+}
+
+function parseFingerprint(identity: string | null): Fingerprint | null {
+  const m = identity ? /^c2:(\d+:\d+):(\d+):(\d+)$/.exec(identity) : null;
+  return m ? { file: m[1]!, crc: Number(m[2]), probe: Number(m[3]) } : null;
+}
+
+function probeCrc(fd: number, end: number): number {
+  return Bun.hash.crc32(readRange(fd, Math.max(0, end - PROBE), end));
+}
+
+/** CRC-32 of bytes 0..end, read in 1 MiB blocks. */
+function prefixCrc(fd: number, end: number): number {
+  let crc = 0;
+  for (let at = 0; at < end; at += 1 << 20)
+    crc = Bun.hash.crc32(readRange(fd, at, Math.min(end, at + (1 << 20))), crc);
+  return crc;
+}
+
+/**
+ * Whether the bytes before the cursor are still the ones it was saved for. The same file
+ * (device and inode: Claude Code only appends) is checked on the bytes just before the cursor,
+ * a few microseconds. Another file at the path (a restore, a sync tool, an editor that writes a
+ * new file) is checked on all of them, once: a byte-identical copy keeps its cursor instead of
+ * being read again from byte 0, and a copy whose earlier bytes differ is read again
+ * (docs/hooks.md, "Where a Stop resumes").
+ */
+function cursorStillValid(
+  path: string,
+  cursor: CursorRow | null,
+  st: { dev: number; ino: number; size: number },
+): boolean {
+  if (cursor === null || st.size < cursor.offset) return false;
+  const file = `${st.dev}:${st.ino}`;
+  const f = parseFingerprint(cursor.identity);
+  if (f === null) return cursor.identity === file;
+  try {
+    return withFile(path, (fd) => {
+      if (probeCrc(fd, cursor.offset) !== f.probe) return false;
+      return f.file === file || prefixCrc(fd, cursor.offset) === f.crc;
+    });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fingerprint of bytes 0..`end` of the file open as `fd`, of which `buf` holds `from`..:
+ * the CRC continues the cursor's own when it covers the bytes before `buf`.
+ */
+function fingerprintAfterRead(
+  fd: number,
+  st: { dev: number; ino: number },
+  buf: Uint8Array,
+  from: number,
+  end: number,
+  cursor: CursorRow | null,
+): string {
+  const prior = from === 0 ? null : parseFingerprint(cursor?.identity ?? null);
+  const crc =
+    from === 0
+      ? Bun.hash.crc32(buf.subarray(0, end))
+      : prior !== null && cursor !== null && cursor.offset >= from && cursor.offset <= end
+        ? Bun.hash.crc32(buf.subarray(cursor.offset - from, end - from), prior.crc)
+        : prefixCrc(fd, end); // a cursor saved before fingerprints: computed once
+  return formatFingerprint({ file: `${st.dev}:${st.ino}`, crc, probe: probeCrc(fd, end) });
 }
 
 function statOrThrow(path: string) {
@@ -89,20 +179,29 @@ export function sessionIdFromPath(path: string): string {
   return basename(path).replace(/\.jsonl$/, "");
 }
 
-/** What a run decides from: the file's identity and size, and the cursor of earlier runs. */
+/** What a run decides from: the file's size, the cursor of earlier runs and whether it still holds. */
 interface Observed {
-  identity: string;
+  /** The file as stat saw it: tells a parallel writer's change apart under the lock. */
+  stat: string;
   size: number;
   cursor: CursorRow | null;
+  /** The bytes before the cursor are the ones it was saved for (see `fingerprint`). */
+  valid: boolean;
 }
 
 function observe(db: Database, path: string): Observed {
   const st = statOrThrow(path);
-  return { identity: `${st.dev}:${st.ino}`, size: st.size, cursor: getCursor(db, path) };
+  const cursor = getCursor(db, path);
+  return {
+    stat: `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`,
+    size: st.size,
+    cursor,
+    valid: cursorStillValid(path, cursor, st),
+  };
 }
 
 function sameObserved(a: Observed, b: Observed): boolean {
-  if (a.identity !== b.identity || a.size !== b.size) return false;
+  if (a.stat !== b.stat || a.size !== b.size || a.valid !== b.valid) return false;
   if (a.cursor === null || b.cursor === null) return a.cursor === b.cursor;
   const x = a.cursor;
   const y = b.cursor;
@@ -141,6 +240,8 @@ interface TurnWritePlan {
 /** Everything one run will write, computed (read, assembled, redacted) before taking the lock. */
 interface TranscriptPlan {
   observed: Observed;
+  /** Fingerprint of the bytes up to `consumedTo`, saved with the cursor. */
+  identity: string;
   start: number;
   firstNumber: number;
   consumedTo: number;
@@ -155,13 +256,20 @@ interface TranscriptPlan {
 }
 
 function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan | null {
-  const { cursor, identity, size } = observed;
-  const resume = cursor !== null && cursor.identity === identity && size >= cursor.offset;
+  const { cursor, size } = observed;
+  const resume = cursor !== null && observed.valid;
   if (resume && size === cursor.size) return null;
   const start = resume ? cursor.turn_offset : 0;
   const firstNumber = resume ? Math.max(1, cursor.turn_number) : 1;
 
-  const { lines, consumedTo } = splitLines(readRange(opts.path, start, size), start);
+  // The fingerprint is taken through the same descriptor as the bytes: a file replaced in
+  // between cannot give the cursor another file's fingerprint.
+  const { lines, consumedTo, identity } = withFile(opts.path, (fd) => {
+    const buf = readRange(fd, start, size);
+    const split = splitLines(buf, start);
+    const st = fstatSync(fd);
+    return { ...split, identity: fingerprintAfterRead(fd, st, buf, start, split.consumedTo, cursor) };
+  });
   if (resume && consumedTo <= cursor.offset) return null; // only an unterminated tail is new
   const res = assemble(lines, { firstTurnNumber: firstNumber });
 
@@ -179,6 +287,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
 
   return {
     observed,
+    identity,
     start,
     firstNumber,
     consumedTo,
@@ -257,7 +366,7 @@ function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): 
     offset: p.consumedTo,
     turn_offset: last?.startOffset ?? p.start,
     turn_number: last?.turn.number ?? p.firstNumber,
-    identity: p.observed.identity,
+    identity: p.identity,
     size: p.observed.size,
     skipped_lines: p.skipped,
     updated_at: opts.now,
@@ -328,6 +437,7 @@ function isRegularFile(path: string): boolean {
 
 interface SubagentPlan {
   observed: Observed;
+  identity: string;
   origin: string;
   agent: string;
   firstTimestamp: number | undefined;
@@ -338,10 +448,15 @@ interface SubagentPlan {
 }
 
 function planSubagent(path: string, observed: Observed, parentSessionId: string | undefined): SubagentPlan {
-  const { lines, consumedTo } = splitLines(readRange(path, 0, observed.size), 0);
+  const { lines, consumedTo, identity } = withFile(path, (fd) => {
+    const buf = readRange(fd, 0, observed.size);
+    const split = splitLines(buf, 0);
+    return { ...split, identity: fingerprintAfterRead(fd, fstatSync(fd), buf, 0, split.consumedTo, null) };
+  });
   const sub = assembleSubagent(lines);
   return {
     observed,
+    identity,
     origin: parentSessionId ?? sub.sessionId ?? sessionIdFromPath(path),
     agent: sub.agentId ?? basename(path).replace(/\.jsonl$/, ""),
     firstTimestamp: sub.firstTimestamp,
@@ -353,7 +468,7 @@ function planSubagent(path: string, observed: Observed, parentSessionId: string 
 }
 
 function subagentDone(o: Observed): boolean {
-  return o.cursor !== null && o.cursor.identity === o.identity && o.cursor.size === o.size;
+  return o.cursor !== null && o.valid && o.cursor.size === o.size;
 }
 
 /** A subagent transcript becomes one L3 row of the parent turn during which it ran. */
@@ -408,7 +523,7 @@ export function ingestSubagent(
         offset: p.consumedTo,
         turn_offset: 0,
         turn_number: 0,
-        identity: p.observed.identity,
+        identity: p.identity,
         size: p.observed.size,
         skipped_lines: p.skipped,
         updated_at: now,

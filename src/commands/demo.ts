@@ -2,12 +2,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineCommand } from "citty";
-import sample from "../../test/fixtures/sample/todo-api-session.jsonl" with { type: "text" };
 import { replay } from "../capture/replay.ts";
 import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { openForWrite } from "../db/open.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
+import sample from "../sample/todo-api-session.jsonl" with { type: "text" };
 import { dbArgs } from "./_args.ts";
 
 export default defineCommand({

@@ -6,17 +6,15 @@ import { ingestTranscript, subagentFiles } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { MAX_JSON_DEPTH } from "../../src/core/jsonl.ts";
 import { ingestInCuts, rng } from "../helpers/cuts.ts";
-import { count, FIXTURES, memoryHash, tempDb } from "../helpers/db.ts";
+import { count, FIXTURES, memoryHash, SAMPLE, tempDb } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
-
-const sample = join(FIXTURES, "sample", "todo-api-session.jsonl");
 
 describe("incremental capture", () => {
   test("ingesting twice gives the same rows", () => {
     using a = tempDb();
-    replay(a.db, [sample]);
+    replay(a.db, [SAMPLE]);
     const once = memoryHash(a.db);
-    replay(a.db, [sample]);
+    replay(a.db, [SAMPLE]);
     expect(memoryHash(a.db)).toBe(once);
     expect(count(a.db, "SELECT count(*) n FROM turns")).toBe(4);
   });
@@ -24,9 +22,9 @@ describe("incremental capture", () => {
   for (const seed of [1, 2, 3, 4, 5])
     test(`random cut points (seed ${seed}) converge on the full replay`, () => {
       using full = tempDb();
-      replay(full.db, [sample]);
+      replay(full.db, [SAMPLE]);
       using cut = tempDb();
-      const bytes = readFileSync(sample);
+      const bytes = readFileSync(SAMPLE);
       const r = rng(seed);
       const cuts = Array.from({ length: 12 }, () => Math.floor(r() * bytes.length));
       const path = join(cut.dir, "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13.jsonl");
@@ -178,7 +176,7 @@ describe("incremental capture", () => {
     mkdirSync(join(folder, "s", "subagents"), { recursive: true });
     execFileSync("mkfifo", [join(folder, "other.jsonl")]);
     execFileSync("mkfifo", [join(folder, "s", "subagents", "agent-x.jsonl")]);
-    copyFileSync(sample, join(folder, "s.jsonl"));
+    copyFileSync(SAMPLE, join(folder, "s.jsonl"));
     expect(subagentFiles(join(folder, "s.jsonl"))).toEqual([]);
     expect(replay(t.db, [folder]).totals.files).toBe(1);
   });

@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { EXPORT_SCHEMA, parseRecord } from "../../src/core/export-format.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { runCli as runInProcess } from "../../src/main.ts";
-import { FIXTURES, memoryHash, runCli, tempDir } from "../helpers/db.ts";
+import { FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { bakedCommands, shellWords } from "../helpers/pull.ts";
 import { SECRETS } from "../helpers/secrets.ts";
 
@@ -118,7 +118,7 @@ beforeAll(() => {
     w,
     [
       join(FIXTURES, "pull"),
-      join(FIXTURES, "sample"),
+      dirname(SAMPLE),
       join(FIXTURES, "activity", "search-session.jsonl"),
       join(FIXTURES, "transcripts"),
     ],
@@ -288,7 +288,7 @@ describe("import --from-export: bad input is one line and writes nothing", () =>
     expect(attempt("truncated.jsonl", `${lines().slice(0, 20).join("\n")}\n`)).toContain("end record");
   });
   test("a transcript, not an export", () => {
-    const transcript = readFileSync(join(FIXTURES, "sample", "todo-api-session.jsonl"), "utf8");
+    const transcript = readFileSync(SAMPLE, "utf8");
     expect(attempt("transcript.jsonl", transcript)).toContain("not a throughline.export.v1 file");
   });
   test("a damaged record names its line and field", () => {

@@ -7,10 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { projectFolderName } from "../../src/commands/_import-exclude.ts";
-import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
+import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
-
-const SAMPLE = join(FIXTURES, "sample", "todo-api-session.jsonl");
 
 /** A history with the user's project, our summarizer's folder and claude-mem's observer folder. */
 function history(root: string) {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { projectFolder } from "../../src/commands/import.ts";
-import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
+import { FIXTURES, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
 describe("import (SPEC §3)", () => {
   function history(root: string) {
@@ -11,10 +11,7 @@ describe("import (SPEC §3)", () => {
     const b = join(projects, projectFolder("/home/dev/project"));
     mkdirSync(a, { recursive: true });
     mkdirSync(b, { recursive: true });
-    copyFileSync(
-      join(FIXTURES, "sample", "todo-api-session.jsonl"),
-      join(a, "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13.jsonl"),
-    );
+    copyFileSync(SAMPLE, join(a, "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13.jsonl"));
     copyFileSync(
       join(FIXTURES, "transcripts", "bad-lines.jsonl"),
       join(b, "11111111-0000-4000-8000-000000000002.jsonl"),

@@ -5,14 +5,14 @@ import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite, peekUserVersion } from "../../src/db/open.ts";
 import { SCHEMA_VERSION } from "../../src/db/schema.ts";
-import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
+import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
 describe("database module", () => {
   test("writers create the directory 0700 and files 0600, in WAL mode with a busy timeout", () => {
     using dir = tempDir();
     const path = join(dir.path, "home", "tl.db");
     const db = openForWrite(path);
-    replay(db, [join(FIXTURES, "sample")]);
+    replay(db, [SAMPLE]);
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     expect((db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout).toBeGreaterThanOrEqual(
       5000,
@@ -93,7 +93,7 @@ describe("database module", () => {
     using dir = tempDir();
     const path = join(dir.path, "tl.db");
     const db = openForWrite(path);
-    replay(db, [join(FIXTURES, "sample")]);
+    replay(db, [SAMPLE]);
     db.close();
     const r = runCli(["status", "--json", "--db", path]);
     expect(r.exitCode).toBe(0);
@@ -106,7 +106,7 @@ describe("database module", () => {
     using dir = tempDir();
     const path = join(dir.path, "tl.db");
     const w = openForWrite(path);
-    replay(w, [join(FIXTURES, "sample")]);
+    replay(w, [SAMPLE]);
     w.close();
     expect(readdirSync(dir.path)).toEqual(["tl.db"]);
     const before = readFileSync(path);
@@ -130,7 +130,7 @@ describe("database module", () => {
     const path = join(dir.path, "tl.db");
     const w = openForWrite(path);
     w.run("PRAGMA wal_autocheckpoint = 0");
-    replay(w, [join(FIXTURES, "sample")]);
+    replay(w, [SAMPLE]);
     expect(existsSync(`${path}-wal`)).toBe(true);
     const db = openForRead(path);
     expect(db.query("SELECT count(*) AS n FROM turns").get()).toEqual({ n: 4 });

@@ -9,6 +9,8 @@ import { openForWrite } from "../../src/db/open.ts";
 export const REPO = join(import.meta.dir, "..", "..");
 export const FIXTURES = join(REPO, "test", "fixtures");
 export const CORPUS = join(REPO, "..", "shared", "corpus");
+/** The sample session the demo replays; it ships with the product. */
+export const SAMPLE = join(REPO, "src", "sample", "todo-api-session.jsonl");
 
 /** A temp directory removed at the end of the `using` scope. */
 export function tempDir(prefix = "tl-"): { path: string; [Symbol.dispose](): void } {
@@ -74,7 +76,13 @@ export const CLI_INVOCATION = selfInvocation(join(REPO, "src", "cli.ts"), proces
  * A PATH like a user's: system directories and where bun lives, never node_modules/.bin, so a
  * printed command that only works inside the project fails here as it would for the model.
  */
-export const USER_PATH = [dirname(process.execPath), "/opt/homebrew/bin", "/usr/local/bin", "/usr/bin", "/bin"].join(":");
+export const USER_PATH = [
+  dirname(process.execPath),
+  "/opt/homebrew/bin",
+  "/usr/local/bin",
+  "/usr/bin",
+  "/bin",
+].join(":");
 
 /**
  * Run a command line exactly as printed, through `sh -c` with USER_PATH, as Claude Code's

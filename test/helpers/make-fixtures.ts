@@ -366,9 +366,8 @@ const write = (name: string, text: string) => writeFileSync(join(out, name), tex
     "Plan:\n1. Add `overdue(now)` in src/todo.ts filtering open todos with dueDate < today.\n2. Expose GET /todos/overdue in src/routes.ts.\n3. Tests for timezone edges (UTC midnight).\nShall I go ahead?",
   );
   const text = b.text();
-  const sampleDir = join(root, "sample");
-  mkdirSync(sampleDir, { recursive: true });
-  writeFileSync(join(sampleDir, "todo-api-session.jsonl"), text);
+  // The sample ships with the product (the demo command replays it).
+  writeFileSync(join(root, "..", "..", "src", "sample", "todo-api-session.jsonl"), text);
 }
 
 {

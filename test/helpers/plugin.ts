@@ -37,7 +37,7 @@ export function sourcesDigest(): string {
     }
   };
   walk(join(REPO_DIR, "src"));
-  h.update(readFileSync(join(REPO_DIR, "test/fixtures/sample/todo-api-session.jsonl")));
+  h.update(readFileSync(join(REPO_DIR, "src/sample/todo-api-session.jsonl")));
   h.update(readFileSync(join(REPO_DIR, "bun.lock")));
   return h.digest("hex").slice(0, 16);
 }

@@ -3,7 +3,7 @@ import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { FIXTURES, tempDir } from "../helpers/db.ts";
+import { SAMPLE, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, isOneLine, snapshot, unprivileged } from "./harness.ts";
 
 const SESSION = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13"; // test/fixtures/sample
@@ -27,7 +27,7 @@ const READS: { args: string[]; shows: RegExp }[] = [
 function fill(dir: string): string {
   const path = join(dir, "throughline.db");
   const db = openForWrite(path);
-  replay(db, [join(FIXTURES, "sample")]);
+  replay(db, [SAMPLE]);
   db.close();
   return path;
 }
@@ -104,7 +104,7 @@ describe("reads never write (docs/architecture.md)", () => {
     const path = join(dir.path, "throughline.db");
     const writer = openForWrite(path);
     writer.run("PRAGMA wal_autocheckpoint = 0");
-    replay(writer, [join(FIXTURES, "sample")]);
+    replay(writer, [SAMPLE]);
     const before = snapshot(dir.path);
     const reader = openForRead(path);
     expect(

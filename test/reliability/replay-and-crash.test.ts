@@ -6,7 +6,7 @@ import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { rng } from "../helpers/cuts.ts";
-import { FIXTURES, memoryHash, tempDir } from "../helpers/db.ts";
+import { FIXTURES, memoryHash, SAMPLE, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 import { CLI, childEnv, corpusFiles, finished, SCALE } from "./harness.ts";
 
@@ -25,7 +25,7 @@ function hashOf(path: string): { hash: string; integrity: unknown } {
 /** The project's fixtures, and two recorded sessions with their subagents (every corpus file at a larger scale). */
 function replayInputs(): string[] {
   const corpus = corpusFiles().filter((f) => SCALE > 1 || /spotter-(258c7280|ae4a77f8)/.test(f));
-  return [join(FIXTURES, "transcripts"), join(FIXTURES, "sample"), ...corpus];
+  return [join(FIXTURES, "transcripts"), SAMPLE, ...corpus];
 }
 
 describe("replay in parallel and writers killed mid-way (docs/testing.md, reliability tier)", () => {

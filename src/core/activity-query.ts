@@ -156,8 +156,9 @@ function sinceClock(text: string, now: number): number | null {
 function sinceDate(text: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (m) return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
-    const ms = Date.parse(text);
+  // Words arrive lower-cased (tokenize): `2026-03-01t14:00z` is still an ISO time.
+  if (/^\d{4}-\d{2}-\d{2}t/i.test(text)) {
+    const ms = Date.parse(text.toUpperCase());
     return Number.isFinite(ms) ? ms : null;
   }
   return null;

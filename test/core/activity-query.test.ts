@@ -35,6 +35,10 @@ describe("parseActivityQuery", () => {
     ["since 14:00", { range: { from: at("2026-03-01T14:00:00Z"), to: NOW, label: "since 14:00" } }],
     ["since 2pm", { range: { from: at("2026-03-01T14:00:00Z"), to: NOW, label: "since 2pm" } }],
     ["since 2026-02-27", { range: { from: at("2026-02-27T00:00:00Z"), to: NOW, label: "since 2026-02-27" } }],
+    [
+      "since 2026-03-01T14:00Z",
+      { range: { from: at("2026-03-01T14:00:00Z"), to: NOW, label: "since 2026-03-01t14:00z" } },
+    ],
     ["errors today", { mode: "type+time", types: ["error"] }],
     ["edits auth", { mode: "type+keyword", keywords: ["auth"] }],
     ["What did we change in the Auth module?", { mode: "type+keyword", keywords: ["auth", "module"] }],

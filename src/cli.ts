@@ -63,6 +63,10 @@ async function main(): Promise<void> {
     }
     const { runHookProcess } = await import("./hooks/run.ts");
     await runHookProcess(hookEvent);
+  } else if (first === "statusline" && argv.every((a) => a === "statusline" || a === "--json")) {
+    // Claude Code runs the status line as often as a hook: skip the CLI framework here too.
+    const { runStatusline } = await import("./commands/statusline.ts");
+    await runStatusline(argv.includes("--json"));
   } else {
     // citty decides on colour when it is imported: settle it first, from the real stdout.
     const { stdoutIsTty } = await import("./render/tty.ts");

@@ -11,7 +11,6 @@ import { isNever, neverPath, parseNever } from "../core/never.ts";
 import { databasePath, type Env } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { projectOf } from "../db/project.ts";
-import { recordHookError } from "../db/queries/sessions.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
 
@@ -103,6 +102,8 @@ export async function runHook(
     const line = oneLine(`throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`);
     try {
       db ??= openForWrite(databasePath(env));
+      // Loaded only on this path: recording an error needs the redactor, an ordinary prompt does not.
+      const { recordHookError } = await import("../db/queries/sessions.ts");
       recordHookError(db, event, sessionId, line, now());
     } catch {
       // The database itself is the problem (unwritable, future schema): stderr is all we have.

@@ -1,0 +1,108 @@
+import type { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { existsSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openForRead } from "../../src/db/open.ts";
+import { REPO, tempDir } from "../helpers/db.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
+
+// What a hook commits must survive the process dying at once, before SQLite's close-time
+// checkpoint copies the WAL into the main file (docs/benchmarks.md, "The close-time
+// checkpoint"). The preload turns the hook's last step, closing the connection, into SIGKILL.
+const KILL_ON_CLOSE = `import { Database } from "bun:sqlite";
+Database.prototype.close = function () { process.kill(process.pid, "SIGKILL"); };
+`;
+
+const CLI = join(REPO, "src", "cli.ts");
+
+function killedAfterCommit(dir: string, event: string, payload: object) {
+  const preload = join(dir, "kill-on-close.ts");
+  writeFileSync(preload, KILL_ON_CLOSE);
+  const r = Bun.spawnSync(["bun", "--preload", preload, CLI, "hook", event], {
+    env: {
+      ...process.env,
+      THROUGHLINE_HOME: join(dir, "home"),
+      THROUGHLINE_DB: join(dir, "tl.db"),
+      CLAUDE_CONFIG_DIR: join(dir, "claude"),
+      THROUGHLINE_DETACH: "0",
+      THROUGHLINE_FLUSH_WAIT_MS: "0",
+    },
+    stdin: Buffer.from(JSON.stringify(payload)),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { signal: r.signalCode, stderr: r.stderr.toString() };
+}
+
+/** A new process's view, as the next hook or pull would have it. */
+function readBack<T>(dir: string, fn: (db: Database) => T): T {
+  const db = openForRead(join(dir, "tl.db"));
+  try {
+    expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe("a hook process killed (SIGKILL) right after its handler returned", () => {
+  test("stop: the turn it stored is read back", () => {
+    using dir = tempDir("tl-durable-");
+    const sid = "dddddddd-0000-4000-8000-000000000001";
+    const path = join(dir.path, `${sid}.jsonl`);
+    const b = new TranscriptBuilder(sid, "/home/dev/durable");
+    b.user("Add the retry").say("Retry added; 4 tests pass.");
+    writeFileSync(path, b.text());
+    const r = killedAfterCommit(dir.path, "stop", {
+      session_id: sid,
+      transcript_path: path,
+      cwd: "/home/dev/durable",
+      hook_event_name: "Stop",
+      last_assistant_message: "Retry added; 4 tests pass.",
+    });
+    expect(r.signal).toBe("SIGKILL");
+    // The process died before any checkpoint: the turn lives only in the WAL.
+    expect(statSync(join(dir.path, "tl.db-wal")).size).toBeGreaterThan(0);
+    const row = readBack(dir.path, (db) =>
+      db
+        .query(
+          `SELECT t.turn_number, b.final_text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'assistant'`,
+        )
+        .all(),
+    );
+    expect(row).toEqual([{ turn_number: 1, final_text: "Retry added; 4 tests pass." }]);
+  });
+
+  test("post-tool-use: the event it stored is read back", () => {
+    using dir = tempDir("tl-durable-");
+    const r = killedAfterCommit(dir.path, "post-tool-use", {
+      session_id: "dddddddd-0000-4000-8000-000000000002",
+      cwd: "/home/dev/durable",
+      hook_event_name: "PostToolUse",
+      tool_name: "Edit",
+      tool_input: { file_path: "/home/dev/durable/src/a.ts", old_string: "a", new_string: "b" },
+      tool_response: { filePath: "/home/dev/durable/src/a.ts", structuredPatch: [{ lines: ["-a", "+b"] }] },
+      tool_use_id: "toolu_durable_1",
+    });
+    expect(r.signal).toBe("SIGKILL");
+    expect(existsSync(join(dir.path, "tl.db-wal"))).toBe(true);
+    const events = readBack(dir.path, (db) => db.query("SELECT type, tool_use_id FROM events").all());
+    expect(events).toEqual([{ type: "file_edit", tool_use_id: "toolu_durable_1" }]);
+  });
+
+  test("session-start: the pending handoff it recorded is read back", () => {
+    using dir = tempDir("tl-durable-");
+    const sid = "dddddddd-0000-4000-8000-000000000003";
+    const r = killedAfterCommit(dir.path, "session-start", {
+      session_id: sid,
+      cwd: "/home/dev/durable",
+      hook_event_name: "SessionStart",
+      source: "startup",
+    });
+    expect(r.signal).toBe("SIGKILL");
+    const pending = readBack(dir.path, (db) =>
+      db.query("SELECT session_id, source FROM pending_handoffs").all(),
+    );
+    expect(pending).toEqual([{ session_id: sid, source: "startup" }]);
+  });
+});

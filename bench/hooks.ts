@@ -1,5 +1,14 @@
 /** Hook timings (SPEC §10): the prompt path and the Stop path, cold processes of the compiled binary. */
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../src/capture/ingest.ts";
 import { openForWrite } from "../src/db/open.ts";
@@ -94,6 +103,20 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     },
   );
 
+  // SessionStart: every new session and every /clear pays it before the first prompt.
+  let ss = 0;
+  out["hook session-start"] = measure(opts.runs, () => [opts.bin, "hook", "session-start"], {
+    env,
+    stdin: () =>
+      JSON.stringify({
+        session_id: `bench-start-${++ss}`,
+        transcript_path: join(WORK, `bench-start-${ss}.jsonl`),
+        cwd: PROJECT,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      }),
+  });
+
   // UserPromptSubmit that hands over a 1,000-turn chain: merge + render + print.
   const chainId = "bench-chain-1000";
   const b = bigTranscript(chainId, 1000, 600);
@@ -163,6 +186,21 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
         stdin: () => f.payload,
       }),
       note: `${(f.bytes / 1024 / 1024).toFixed(1)} MB transcript`,
+    };
+    if (turns !== 1000) continue;
+    // The same Stop after a restore or a sync tool replaced the transcript by a byte-identical
+    // copy (a new inode): the cursor holds, checked once against every byte before it.
+    out["hook stop (turn 1,000, transcript replaced by an identical copy)"] = {
+      ...measure(opts.runs, () => [opts.bin, "hook", "stop"], {
+        env,
+        before: () => {
+          copyDb(f.template, runDb);
+          copyFileSync(f.transcript, `${f.transcript}.copy`);
+          renameSync(`${f.transcript}.copy`, f.transcript);
+        },
+        stdin: () => f.payload,
+      }),
+      note: "new inode, same bytes",
     };
   }
 

@@ -7,7 +7,7 @@ import { memoryHash, tempDb } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 // The ingest cursor is validated by the content before it, not by the file's inode
-// (docs/hooks.md, "Where a Stop resumes"). These tests count bytes consumed and rows written,
+// (docs/benchmarks.md, "Where a Stop resumes"). These tests count bytes consumed and rows written,
 // never time.
 
 const ID = "cccccccc-0000-4000-8000-000000000060";

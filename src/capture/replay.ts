@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { isObject, parseLine } from "../core/jsonl.ts";
+import { originCounts } from "../db/queries/counts.ts";
 import { ThroughlineError } from "../errors.ts";
 import { ingestSubagent, ingestTranscript } from "./ingest.ts";
 
@@ -80,15 +81,6 @@ export function isSubagentFile(path: string): boolean {
   return false;
 }
 
-function counts(db: Database, origin: string): { turns: number; details: number; events: number } {
-  const q = (sql: string) => (db.query(sql).get({ origin }) as { n: number }).n;
-  return {
-    turns: q("SELECT count(*) AS n FROM turns WHERE origin_session_id = $origin"),
-    details: q("SELECT count(*) AS n FROM details WHERE origin_session_id = $origin"),
-    events: q("SELECT count(*) AS n FROM events WHERE origin_session_id = $origin"),
-  };
-}
-
 export interface ReplayOptions {
   now?: () => number;
   /** Keep only the files this accepts (import's --project and --since). */
@@ -110,7 +102,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
   const sessions: ReplaySession[] = [];
   for (const file of mains) {
     const r = ingestTranscript(db, { path: file, now: now() });
-    const c = counts(db, r.sessionId);
+    const c = originCounts(db, r.sessionId);
     sessions.push({
       session_id: r.sessionId,
       file,

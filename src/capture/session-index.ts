@@ -17,6 +17,7 @@ import {
 import { selfArgv } from "../core/invocation.ts";
 import { indexLine, lastSeq, sessionIndexDir } from "../core/session-index.ts";
 import { originEvents, originProject } from "../db/queries/session-index.ts";
+import { writeTransaction } from "../db/tx.ts";
 
 function ensureDir(dir: string): void {
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -82,8 +83,7 @@ function tail(path: string): string {
  * another already wrote.
  */
 export function appendSessionIndex(db: Database, configDir: string, sessionId: string): number {
-  db.run("BEGIN IMMEDIATE");
-  try {
+  return writeTransaction(db, () => {
     const project = originProject(db, sessionId);
     if (project === null) return 0;
     const dir = sessionIndexDir(configDir, project, sessionId);
@@ -94,9 +94,7 @@ export function appendSessionIndex(db: Database, configDir: string, sessionId: s
     ensureDir(dir);
     writeFileSync(path, rows.map(indexLine).join(""), { flag: "a", mode: 0o600 });
     return rows.length;
-  } finally {
-    db.run("COMMIT");
-  }
+  });
 }
 
 /**

@@ -8,18 +8,17 @@ import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { COMMAND_MARKER, HOOK_SPECS, hookProgram, missingRules, registeredHooks } from "../core/settings.ts";
 import { openForRead } from "../db/open.ts";
-import {
-  cursorsOf,
-  lastIngests,
-  mergedInto,
-  quickCheck,
-  recentHookErrors,
-  schemaVersion,
-  sessionsByPrefix,
-  turnCounts,
-} from "../db/queries/doctor.ts";
+import { turnCounts } from "../db/queries/counts.ts";
+import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
-import { getSession, resolveLive } from "../db/queries/sessions.ts";
+import { quickCheck, schemaVersion } from "../db/queries/integrity.ts";
+import {
+  getSession,
+  mergedInto,
+  recentHookErrors,
+  resolveLive,
+  sessionsByPrefix,
+} from "../db/queries/sessions.ts";
 import { SCHEMA_VERSION } from "../db/schema.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";

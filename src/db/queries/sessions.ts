@@ -84,3 +84,69 @@ export function recordHookError(
     now,
   });
 }
+
+export interface HookErrorRow {
+  event: string;
+  session_id: string | null;
+  message: string;
+  created_at: number;
+}
+
+export function recentHookErrors(db: Database, limit: number): HookErrorRow[] {
+  return db
+    .query<HookErrorRow, { limit: number }>(
+      "SELECT event, session_id, message, created_at FROM hook_errors ORDER BY id DESC LIMIT $limit",
+    )
+    .all({ limit });
+}
+
+export interface RecentSession {
+  id: string;
+  project: string | null;
+  updated_at: number;
+  turns: number;
+  merged_into: string | null;
+}
+
+/** The live ends of chains, most recently updated first. */
+export function recentSessions(db: Database, limit: number): RecentSession[] {
+  return db
+    .query<RecentSession, { limit: number }>(
+      `SELECT s.id, s.project, s.updated_at, s.merged_into,
+              (SELECT count(*) FROM turns t WHERE t.session_id = s.id) AS turns
+       FROM sessions s WHERE s.merged_into IS NULL ORDER BY s.updated_at DESC LIMIT $limit`,
+    )
+    .all({ limit });
+}
+
+/** Sessions whose rows now live in `live`, by origin, oldest first. */
+export function chainOf(db: Database, live: string): { id: string; turns: number; created_at: number }[] {
+  return db
+    .query<{ id: string; turns: number; created_at: number }, { live: string }>(
+      `SELECT s.id, (SELECT count(*) FROM turns t WHERE t.origin_session_id = s.id) AS turns, s.created_at
+       FROM sessions s
+       WHERE s.id = $live OR s.id IN (SELECT DISTINCT origin_session_id FROM turns WHERE session_id = $live)
+       ORDER BY s.created_at, s.id`,
+    )
+    .all({ live });
+}
+
+/** Up to five session ids that start with `prefix`. */
+export function sessionsByPrefix(db: Database, prefix: string): string[] {
+  return db
+    .query<{ id: string }, { p: string }>(
+      "SELECT id FROM sessions WHERE substr(id, 1, length($p)) = $p ORDER BY id LIMIT 5",
+    )
+    .all({ p: prefix })
+    .map((r) => r.id);
+}
+
+/** Sessions merged (directly) into `id`: its predecessors. */
+export function mergedInto(db: Database, id: string): string[] {
+  return db
+    .query<{ id: string }, { id: string }>(
+      "SELECT id FROM sessions WHERE merged_into = $id ORDER BY created_at",
+    )
+    .all({ id })
+    .map((r) => r.id);
+}

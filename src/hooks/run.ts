@@ -81,6 +81,11 @@ export async function runHook(
     const cwd = typeof payload.cwd === "string" && payload.cwd ? projectOf(payload.cwd, env) : null;
     // A listed session or project is not captured at all: nothing is opened or written.
     if (neverCaptured(env, sessionId, cwd, payload.cwd)) return { exitCode: 0, stdout: "", stderr: "" };
+    if (event === "user-prompt-submit") {
+      const { nothingToHandOver } = await import("./user-prompt-submit.ts");
+      if (nothingToHandOver(databasePath(env), sessionId, payload))
+        return { exitCode: 0, stdout: "", stderr: "" };
+    }
     db = openForWrite(databasePath(env));
     const handler = await load();
     const out = await handler({

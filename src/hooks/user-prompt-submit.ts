@@ -1,6 +1,29 @@
+import { existsSync } from "node:fs";
 import { isBatonPrompt } from "../core/handoff.ts";
+import { openForRead } from "../db/open.ts";
 import { getPending, putBaton } from "../db/queries/handoff.ts";
-import type { HookContext } from "./run.ts";
+import type { HookContext, HookPayload } from "./run.ts";
+
+/**
+ * Most prompts hand nothing over and store no baton. A read-only look answers them, so the
+ * process neither takes the write lock nor pays the checkpoint SQLite runs when the last
+ * writer closes (docs/benchmarks.md). Anything else (no database yet, a pending row, `/tl`,
+ * an error) takes the normal path, which decides again under the write lock.
+ */
+export function nothingToHandOver(path: string, sessionId: string, payload: HookPayload): boolean {
+  const prompt = typeof payload.prompt === "string" ? payload.prompt.trim() : "";
+  if (isBatonPrompt(prompt) || !existsSync(path)) return false;
+  try {
+    const db = openForRead(path);
+    try {
+      return getPending(db, sessionId) === null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The first prompt of a session proves it is real (SPEC §4.1): consume the pending handoff,

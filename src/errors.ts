@@ -20,10 +20,6 @@ export class ThroughlineError extends Error {
   }
 }
 
-export function assertNever(x: never): never {
-  throw new ThroughlineError("E_UNREACHABLE", `unexpected value: ${String(x)}`);
-}
-
 const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
 const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 /** Longest message printed: a message quoting input must not flood stderr either. */
@@ -36,6 +32,7 @@ export const MAX_ERROR_CHARS = 2000;
  */
 export function oneLine(s: string): string {
   const t = s.replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  // Not core/text.ts clip: this module is on every hook's path, and each module counts there.
   return t.length > MAX_ERROR_CHARS ? `${t.slice(0, MAX_ERROR_CHARS)}…` : t;
 }
 

@@ -4,12 +4,12 @@
  * find the turn that started them.
  */
 import type { Database } from "bun:sqlite";
-import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { isObject, parseLine } from "../core/jsonl.ts";
 import { originCounts } from "../db/queries/counts.ts";
 import { ThroughlineError } from "../errors.ts";
 import { ingestSubagent, ingestTranscript } from "./ingest.ts";
+import { headEntries } from "./transcript-head.ts";
 
 export interface ReplaySession {
   session_id: string;
@@ -38,8 +38,18 @@ function collect(path: string, out: string[], seen = new Set<string>()): void {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
-  } catch {
-    throw new ThroughlineError("E_NOT_FOUND", `no such file or directory: ${path}`);
+  } catch (err) {
+    // Only a missing path is "not found"; a permission or I/O error says what it is.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR")
+      throw new ThroughlineError("E_NOT_FOUND", `no such file or directory: ${path}`);
+    throw new ThroughlineError(
+      "E_READ",
+      `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        cause: err,
+      },
+    );
   }
   if (st.isFile()) out.push(resolve(path));
   else if (st.isDirectory()) walk(path, out, seen);
@@ -66,19 +76,8 @@ function walk(dir: string, out: string[], seen: Set<string>): void {
 /** First entry that carries a uuid tells whether the file is a subagent's own transcript. */
 export function isSubagentFile(path: string): boolean {
   if (path.includes("/subagents/") || /\.sub-agent-[^/]*\.jsonl$/.test(basename(path))) return true;
-  const fd = openSync(path, "r");
-  try {
-    const buf = new Uint8Array(65536);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    for (const line of new TextDecoder().decode(buf.subarray(0, n)).split("\n")) {
-      const e = parseLine(line);
-      if (isObject(e) && typeof e.uuid === "string")
-        return e.isSidechain === true && typeof e.agentId === "string";
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return false;
+  const e = headEntries(path).find((x) => typeof x.uuid === "string");
+  return e !== undefined && e.isSidechain === true && typeof e.agentId === "string";
 }
 
 export interface ReplayOptions {

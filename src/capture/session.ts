@@ -19,6 +19,19 @@ export function ingestSession(
   return res;
 }
 
+/**
+ * PreCompact, SessionEnd and SubagentStop: store what the session's transcript holds so far,
+ * when the payload names one (Stop, which must have it, calls ingestSession itself).
+ */
+export function ingestNamedSession(
+  db: Database,
+  hook: { transcriptPath: string | null; sessionId: string; project: string | null },
+  now: number,
+): void {
+  if (hook.transcriptPath)
+    ingestSession(db, { path: hook.transcriptPath, sessionId: hook.sessionId, project: hook.project, now });
+}
+
 function normalizeText(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }

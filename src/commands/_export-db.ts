@@ -17,6 +17,7 @@ import {
   parseRecord,
 } from "../core/export-format.ts";
 import { databasePath } from "../core/paths.ts";
+import { plural } from "../core/text.ts";
 import { openForRead, openForWrite } from "../db/open.ts";
 import {
   exportDetails,
@@ -278,10 +279,6 @@ export function importFromExport(
   const report = importExportFile(databasePath(process.env, opts.db), file);
   if (opts.json) printJson(report);
   else console.log(`Imported ${file}: ${tallyLine(report)}.`);
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 export default defineCommand({

@@ -9,6 +9,7 @@ import { isatty } from "node:tty";
 import { defineCommand } from "citty";
 import { formatIso } from "../core/clock.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
+import { clip, plural } from "../core/text.ts";
 import { openForRead, openForWrite } from "../db/open.ts";
 import { findProject } from "../db/project.ts";
 import {
@@ -25,10 +26,6 @@ import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 /** How many turns the human listing names before it says "and N more". */
 const LISTED = 20;
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 function describe(c: ForgetCounts): string {
   return `${plural(c.turns, "turn")} (${plural(c.bodies, "L2 row")}, ${plural(c.details, "L3 row")}, ${plural(
     c.summaries,
@@ -44,7 +41,7 @@ function isEmpty(c: ForgetCounts): boolean {
 function listing(plan: ForgetPlan): string[] {
   const lines = plan.turns.slice(0, LISTED).map((t) => {
     const head = oneLine(t.head.replace(/\s+/g, " ").trim());
-    return `  ${formatIso(t.started_at)}  ${t.origin_session_id}:${t.turn_number}  ${head.length > 70 ? `${head.slice(0, 70)}…` : head}`;
+    return `  ${formatIso(t.started_at)}  ${t.origin_session_id}:${t.turn_number}  ${clip(head, 70, "…")}`;
   });
   if (plan.turns.length > LISTED) lines.push(`  … and ${plan.turns.length - LISTED} more`);
   return lines;

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
+import { neverTranscriptFilter } from "../capture/never-file.ts";
 import { replay } from "../capture/replay.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
@@ -15,7 +16,6 @@ import {
   partitionFolders,
   skippedLine,
 } from "./_import-exclude.ts";
-import { neverTranscriptFilter } from "./pause.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
 export function projectFolder(dir: string): string {

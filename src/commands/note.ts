@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { type EventDraft, oneLine } from "../core/events.ts";
+import { type EventDraft, summaryLine } from "../core/events.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { redact } from "../core/redact.ts";
 import { openForWrite } from "../db/open.ts";
@@ -52,7 +52,7 @@ export default defineCommand({
       const draft: EventDraft = {
         type: "decision",
         ts: now,
-        summary: oneLine(`Decision: ${text}`),
+        summary: summaryLine(`Decision: ${text}`),
         detail: { kind: "note", text },
         toolName: null,
         toolUseId: null,

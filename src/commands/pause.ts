@@ -3,81 +3,14 @@
  * in the never list, `$THROUGHLINE_HOME/never`. Every hook reads that file before it opens the
  * database and does nothing for a listed session; `import` passes listed transcripts over.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import { defineCommand } from "citty";
-import { isObject, parseLine } from "../core/jsonl.ts";
-import { formatNever, isEmptyNever, isNever, type NeverList, neverPath, parseNever } from "../core/never.ts";
-import { type Env, normalizeProject, throughlineHome } from "../core/paths.ts";
+import { readNever, writeNever } from "../capture/never-file.ts";
+import { isEmptyNever, type NeverList, neverPath } from "../core/never.ts";
+import { type Env, normalizeProject } from "../core/paths.ts";
 import { projectOf } from "../db/project.ts";
 import { ThroughlineError } from "../errors.ts";
 import { jsonArgs, printJson } from "./_args.ts";
-
-export function readNever(env: Env): NeverList {
-  try {
-    return parseNever(readFileSync(neverPath(env), "utf8"));
-  } catch {
-    return { projects: [], sessions: [] };
-  }
-}
-
-function writeNever(env: Env, list: NeverList): void {
-  const dir = throughlineHome(env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = neverPath(env);
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, formatNever(list), { mode: 0o600 });
-  renameSync(tmp, path);
-}
-
-/** The session id and working directory a transcript file belongs to (its first entry with a cwd). */
-function transcriptOwner(file: string): { sessionId: string; cwd: string | null } {
-  const parts = file.split("/");
-  const sub = parts.lastIndexOf("subagents");
-  const sessionId =
-    sub > 0
-      ? parts[sub - 1]!
-      : basename(file)
-          .replace(/\.jsonl$/, "")
-          .replace(/\.sub-agent-.*$/, "");
-  let cwd: string | null = null;
-  try {
-    const fd = openSync(file, "r");
-    try {
-      const buf = new Uint8Array(65536);
-      const n = readSync(fd, buf, 0, buf.length, 0);
-      for (const line of new TextDecoder().decode(buf.subarray(0, n)).split("\n")) {
-        const e = parseLine(line);
-        if (isObject(e) && typeof e.cwd === "string" && e.cwd) {
-          cwd = e.cwd;
-          break;
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // unreadable: the ingest reports it
-  }
-  return { sessionId, cwd };
-}
-
-/**
- * For `import`: a filter that passes over transcripts of listed sessions and projects, or null
- * when nothing is listed (the common case costs nothing).
- */
-export function neverTranscriptFilter(env: Env): ((file: string) => boolean) | null {
-  const list = readNever(env);
-  if (isEmptyNever(list)) return null;
-  return (file) => {
-    const who = transcriptOwner(file);
-    return !isNever(list, {
-      sessionId: who.sessionId,
-      cwd: who.cwd,
-      project: who.cwd ? projectOf(who.cwd, env) : null,
-    });
-  };
-}
 
 const targetArgs = {
   project: {

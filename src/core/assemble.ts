@@ -1,9 +1,21 @@
 /**
- * Turn assembly (SPEC §1, §3): transcript lines in, turns with their L2 and L3 out. Pure.
+ * Turn assembly (docs/architecture.md, data flow): transcript lines in, turns with their L2 and L3 out. Pure.
  */
 import { isObject, type Json, type JsonObject, parseLine, type RawLine, str } from "./jsonl.ts";
 import type { AssembleResult, DetailDraft, DetailKind, ToolCall, TurnDraft } from "./model.ts";
 import { classifyPromptText, dropPrivate } from "./prompt.ts";
+import { SubagentRenderer } from "./subagent.ts";
+import {
+  blocksOf,
+  entryBlocks,
+  mediaMarker,
+  parseTime,
+  ToolCalls,
+  toolResultText,
+} from "./transcript-blocks.ts";
+
+/** Subagent transcripts are assembled beside the main one (core/subagent.ts). */
+export { assembleSubagent } from "./subagent.ts";
 
 /** The result, plus where each skipped line ended, so a re-read of the open turn counts none twice. */
 export interface Assembled extends AssembleResult {
@@ -24,41 +36,6 @@ const BULKY_RESULT_KEYS = new Set([
   "newTodos",
   "oldTodos",
 ]);
-
-export function parseTime(v: unknown): number | undefined {
-  if (typeof v !== "string") return undefined;
-  const t = Date.parse(v);
-  return Number.isFinite(t) ? t : undefined;
-}
-
-function blocksOf(message: Json | undefined): Json[] {
-  if (!isObject(message)) return [];
-  const c = message.content;
-  if (typeof c === "string") return [{ type: "text", text: c }];
-  return Array.isArray(c) ? c : [];
-}
-
-function mediaMarker(block: JsonObject, label: "image" | "document"): string {
-  const source = isObject(block.source) ? block.source : {};
-  const media = str(source.media_type) ?? "unknown";
-  const data = str(source.data);
-  const size = data ? ` ${Math.max(1, Math.round((data.length * 3) / 4 / 1024))} KB` : "";
-  return `[${label}: ${media}${size}]`;
-}
-
-/** Text of a tool_result `content`: string, or a list of text/image/tool_reference blocks. */
-function toolResultText(content: Json | undefined): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const b of content) {
-    if (!isObject(b)) continue;
-    if (b.type === "text") parts.push(str(b.text) ?? "");
-    else if (b.type === "image" || b.type === "document") parts.push(mediaMarker(b, b.type));
-    else if (b.type === "tool_reference") parts.push(`[tool: ${str(b.tool_name) ?? "?"}]`);
-  }
-  return parts.join("\n");
-}
 
 const BASE64_RUN = /^[A-Za-z0-9+/=\s]{1024,}$/;
 
@@ -85,59 +62,23 @@ function machineKind(text: string): DetailKind {
   return "meta";
 }
 
+/** An inline subagent conversation: its L3 row, filled from the renderer when assembly ends. */
 interface SidechainGroup {
   detail: DetailDraft;
-  lines: string[];
+  renderer: SubagentRenderer;
 }
 
-const SUBAGENT_LINE_CAP = 400;
-
-function cap(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n)} …` : s;
-}
-
-/** Renders a subagent conversation compactly: its prompt as input, its steps as output lines. */
-export class SubagentRenderer {
-  readonly lines: string[] = [];
-  prompt: string | null = null;
-
-  add(entry: JsonObject): void {
-    const type = entry.type;
-    const message = isObject(entry.message) ? entry.message : undefined;
-    for (const b of blocksOf(message)) {
-      if (!isObject(b)) continue;
-      if (type === "user") {
-        if (b.type === "text") {
-          const text = str(b.text) ?? "";
-          if (this.prompt === null) this.prompt = text;
-          else this.lines.push(`[user] ${cap(text, SUBAGENT_LINE_CAP)}`);
-        } else if (b.type === "tool_result") {
-          const flag = b.is_error === true ? " (error)" : "";
-          this.lines.push(`[result${flag}] ${cap(toolResultText(b.content), SUBAGENT_LINE_CAP)}`);
-        }
-      } else if (type === "assistant") {
-        if (b.type === "text") this.lines.push(`[assistant] ${str(b.text) ?? ""}`);
-        else if (b.type === "tool_use")
-          this.lines.push(
-            `[tool] ${str(b.name) ?? "?"} ${cap(JSON.stringify(b.input ?? {}), SUBAGENT_LINE_CAP)}`,
-          );
-      }
-    }
-  }
-
-  render(): string {
-    return this.lines.join("\n");
-  }
-}
+/** The fields most L3 rows leave empty. */
+const BARE = { toolName: null, toolUseId: null, input: null, isError: false } as const;
 
 class Assembler {
   readonly turns: TurnDraft[] = [];
   readonly preamble: DetailDraft[] = [];
   readonly preambleCalls: ToolCall[] = [];
-  private readonly calls = new Map<string, ToolCall>();
+  private readonly calls = new ToolCalls();
   private readonly seenUuids = new Set<string>();
-  private readonly sidechains = new Map<string, SidechainGroup & { renderer: SubagentRenderer }>();
-  private readonly groups: (SidechainGroup & { renderer: SubagentRenderer })[] = [];
+  private readonly sidechains = new Map<string, SidechainGroup>();
+  private readonly groups: SidechainGroup[] = [];
   private current: TurnDraft | null = null;
   private assistantGroups: { id: string; texts: string[] }[] = [];
   private nextNumber: number;
@@ -161,6 +102,19 @@ class Assembler {
 
   private addDetail(d: Omit<DetailDraft, "createdAt"> & { createdAt?: number }): void {
     this.details().push({ ...d, createdAt: d.createdAt ?? this.lastTs });
+  }
+
+  /** An L3 row that is only text: no tool, no input, not an error unless said. */
+  private addText(
+    kind: DetailKind,
+    output: string | null,
+    more: Partial<Omit<DetailDraft, "kind" | "output">> = {},
+  ): void {
+    this.addDetail({ kind, output, ...BARE, ...more });
+  }
+
+  private callsOfNow(): ToolCall[] {
+    return this.current ? this.current.toolCalls : this.preambleCalls;
   }
 
   private finishTurn(): void {
@@ -283,7 +237,7 @@ class Assembler {
         createdAt: this.lastTs,
       };
       this.details().push(detail);
-      group = { detail, lines: [], renderer };
+      group = { detail, renderer };
       this.groups.push(group);
     }
     if (uuid) this.sidechains.set(uuid, group);
@@ -291,30 +245,14 @@ class Assembler {
     this.sidechainCalls(entry);
   }
 
-  /** Tool calls an inline subagent made did happen: they feed the activity index (SPEC §7). */
+  /** Tool calls an inline subagent made did happen: they feed the activity index (docs/activity.md). */
   private sidechainCalls(entry: JsonObject): void {
-    for (const b of blocksOf(isObject(entry.message) ? entry.message : undefined)) {
+    for (const b of entryBlocks(entry)) {
       if (!isObject(b)) continue;
-      if (b.type === "tool_use" && entry.type === "assistant") {
-        const input = isObject(b.input) ? b.input : {};
-        const call: ToolCall = {
-          id: str(b.id) ?? "",
-          name: str(b.name) ?? "unknown",
-          input,
-          ts: this.lastTs,
-        };
-        if (call.id) this.calls.set(call.id, call);
-        (this.current ? this.current.toolCalls : this.preambleCalls).push(call);
-      } else if (b.type === "tool_result" && entry.type === "user") {
-        const call = this.calls.get(str(b.tool_use_id) ?? "");
-        if (call)
-          call.result = {
-            text: toolResultText(b.content),
-            isError: b.is_error === true,
-            structured: entry.toolUseResult,
-            ts: this.lastTs,
-          };
-      }
+      if (b.type === "tool_use" && entry.type === "assistant")
+        this.calls.use(b, this.lastTs, this.callsOfNow());
+      else if (b.type === "tool_result" && entry.type === "user")
+        this.calls.answerBlock(b, entry.toolUseResult, this.lastTs);
     }
   }
 
@@ -332,66 +270,28 @@ class Assembler {
       if (!isObject(b)) continue;
       if (b.type === "text") texts.push(str(b.text) ?? "");
       else if (b.type === "image" || b.type === "document")
-        images.push({
-          kind: "image",
-          toolName: null,
-          toolUseId: null,
-          input: null,
-          output: mediaMarker(b, b.type),
-          isError: false,
-          createdAt: ts,
-        });
+        images.push({ kind: "image", output: mediaMarker(b, b.type), ...BARE, createdAt: ts });
     }
     const text = texts.join("\n");
     if (entry.isCompactSummary === true) {
-      this.addDetail({
-        kind: "compaction",
-        toolName: null,
-        toolUseId: null,
-        input: null,
-        output: text,
-        isError: false,
-      });
+      this.addText("compaction", text);
       return;
     }
     if (entry.isMeta === true) {
-      if (text.trim())
-        this.addDetail({
-          kind: "meta",
-          toolName: null,
-          toolUseId: null,
-          input: null,
-          output: text,
-          isError: false,
-        });
+      if (text.trim()) this.addText("meta", text);
       this.details().push(...images);
       return;
     }
     const cls = classifyPromptText(text, images.length);
     if (cls.kind === "empty") return;
     if (cls.kind === "machine") {
-      this.addDetail({
-        kind: machineKind(text),
-        toolName: null,
-        toolUseId: null,
-        input: null,
-        output: text,
-        isError: false,
-      });
+      this.addText(machineKind(text), text);
       return;
     }
     const prompt = dropPrivate(cls.text || (images.length > 0 ? "(image)" : ""));
     const turn = this.startTurn(line, ts, prompt);
     for (const ide of cls.ide)
-      turn.details.push({
-        kind: "ide_context",
-        toolName: null,
-        toolUseId: null,
-        input: null,
-        output: ide,
-        isError: false,
-        createdAt: ts,
-      });
+      turn.details.push({ kind: "ide_context", output: ide, ...BARE, createdAt: ts });
     turn.details.push(...images);
   }
 
@@ -403,19 +303,15 @@ class Assembler {
     for (const b of blocks) {
       if (!isObject(b) || b.type !== "tool_result") continue;
       const id = str(b.tool_use_id) ?? null;
-      const call = id ? this.calls.get(id) : undefined;
       let text = toolResultText(b.content);
       if (extraText.length > 0) text = [text, ...extraText].filter(Boolean).join("\n");
       const isError = b.is_error === true;
       const structured = entry.toolUseResult;
       const output = text.length > 0 ? text : compactStructured(structured);
-      if (call) call.result = { text, isError, structured, ts };
-      this.addDetail({
-        kind: "tool_output",
+      const call = this.calls.answer(id ?? undefined, { text, isError, structured, ts });
+      this.addText("tool_output", output, {
         toolName: call?.name ?? null,
         toolUseId: id,
-        input: null,
-        output,
         isError,
         createdAt: ts,
       });
@@ -427,15 +323,7 @@ class Assembler {
     const blocks = blocksOf(message);
     if (entry.isApiErrorMessage === true || message?.model === "<synthetic>") {
       const text = blocks.map((b) => (isObject(b) ? (str(b.text) ?? "") : "")).join("\n");
-      if (text.trim())
-        this.addDetail({
-          kind: "system",
-          toolName: "api_error",
-          toolUseId: null,
-          input: null,
-          output: text,
-          isError: true,
-        });
+      if (text.trim()) this.addText("system", text, { toolName: "api_error", isError: true });
       return;
     }
     const id = str(message?.id) ?? str(entry.uuid) ?? "";
@@ -444,15 +332,7 @@ class Assembler {
       if (b.type === "text") {
         const text = str(b.text) ?? "";
         if (!this.current) {
-          if (text.trim())
-            this.addDetail({
-              kind: "meta",
-              toolName: "assistant",
-              toolUseId: null,
-              input: null,
-              output: text,
-              isError: false,
-            });
+          if (text.trim()) this.addText("meta", text, { toolName: "assistant" });
           continue;
         }
         const last = this.assistantGroups[this.assistantGroups.length - 1];
@@ -460,29 +340,13 @@ class Assembler {
         else this.assistantGroups.push({ id, texts: [text] });
       } else if (b.type === "thinking") {
         const text = str(b.thinking) ?? "";
-        if (text.trim())
-          this.addDetail({
-            kind: "thinking",
-            toolName: null,
-            toolUseId: null,
-            input: null,
-            output: text,
-            isError: false,
-          });
+        if (text.trim()) this.addText("thinking", text);
       } else if (b.type === "tool_use") {
-        const toolId = str(b.id) ?? "";
-        const name = str(b.name) ?? "unknown";
-        const input = isObject(b.input) ? b.input : {};
-        const call: ToolCall = { id: toolId, name, input, ts: this.lastTs };
-        if (toolId) this.calls.set(toolId, call);
-        (this.current ? this.current.toolCalls : this.preambleCalls).push(call);
-        this.addDetail({
-          kind: "tool_input",
-          toolName: name,
-          toolUseId: toolId || null,
-          input: JSON.stringify(input),
-          output: null,
-          isError: false,
+        const call = this.calls.use(b, this.lastTs, this.callsOfNow());
+        this.addText("tool_input", null, {
+          toolName: call.name,
+          toolUseId: call.id || null,
+          input: JSON.stringify(call.input),
         });
       }
     }
@@ -498,50 +362,34 @@ class Assembler {
         const meta = isObject(entry.compactMetadata) ? entry.compactMetadata : {};
         const trigger = str(meta.trigger) ?? "unknown";
         const pre = typeof meta.preTokens === "number" ? `, ${meta.preTokens} tokens before` : "";
-        this.addDetail({
-          kind: "compaction",
+        this.addText("compaction", `${content || "Conversation compacted"} (trigger: ${trigger}${pre})`, {
           toolName: "compact_boundary",
-          toolUseId: null,
-          input: null,
-          output: `${content || "Conversation compacted"} (trigger: ${trigger}${pre})`,
-          isError: false,
         });
         return;
       }
       case "stop_hook_summary":
-        this.addDetail({
-          kind: "hook",
-          toolName: "stop_hook_summary",
-          toolUseId: null,
-          input: null,
-          output: compactStructured({
+        this.addText(
+          "hook",
+          compactStructured({
             hookCount: entry.hookCount ?? null,
             hookInfos: entry.hookInfos ?? null,
             hookErrors: entry.hookErrors ?? null,
             preventedContinuation: entry.preventedContinuation ?? null,
           }),
-          isError: Array.isArray(entry.hookErrors) && entry.hookErrors.length > 0,
-        });
+          {
+            toolName: "stop_hook_summary",
+            isError: Array.isArray(entry.hookErrors) && entry.hookErrors.length > 0,
+          },
+        );
         return;
       case "local_command":
-        this.addDetail({
-          kind: "command_output",
-          toolName: null,
-          toolUseId: null,
-          input: null,
-          output: content,
-          isError: false,
-        });
+        this.addText("command_output", content);
         return;
       default: {
         const text = content || (entry.error !== undefined ? JSON.stringify(entry.error) : "");
         if (text)
-          this.addDetail({
-            kind: "system",
+          this.addText("system", text, {
             toolName: subtype ?? str(entry.level) ?? null,
-            toolUseId: null,
-            input: null,
-            output: text,
             isError: subtype === "api_error",
           });
       }
@@ -552,12 +400,9 @@ class Assembler {
     const a = isObject(entry.attachment) ? entry.attachment : {};
     const type = str(a.type) ?? "attachment";
     const isHook = type.startsWith("hook_");
-    this.addDetail({
-      kind: isHook ? "hook" : "attachment",
+    this.addText(isHook ? "hook" : "attachment", JSON.stringify(a), {
       toolName: type,
       toolUseId: str(a.toolUseID) ?? null,
-      input: null,
-      output: JSON.stringify(a),
       isError: type === "hook_error" || type === "hook_blocking_error",
     });
   }
@@ -589,87 +434,4 @@ export function assemble(lines: Iterable<RawLine>, opts: AssembleOptions): Assem
   const a = new Assembler(opts);
   for (const line of lines) a.feed(line);
   return a.finish();
-}
-
-export interface SubagentDraft {
-  agentId: string | undefined;
-  sessionId: string | undefined;
-  detail: DetailDraft;
-  toolCalls: ToolCall[];
-  firstTimestamp: number | undefined;
-  skippedLines: number;
-}
-
-/** A subagent transcript (`<session>/subagents/agent-<id>.jsonl`) becomes one L3 row of its parent's turn. */
-export function assembleSubagent(lines: Iterable<RawLine>): SubagentDraft {
-  const renderer = new SubagentRenderer();
-  const calls = new Map<string, ToolCall>();
-  const toolCalls: ToolCall[] = [];
-  let agentId: string | undefined;
-  let sessionId: string | undefined;
-  let first: number | undefined;
-  let last = 0;
-  let skipped = 0;
-  for (const line of lines) {
-    const e = parseLine(line.text);
-    if (!e) {
-      skipped++;
-      continue;
-    }
-    try {
-      addSubagentEntry(e);
-    } catch {
-      // Same rule as the main transcript: one entry that cannot be handled is skipped, not fatal.
-      skipped++;
-    }
-  }
-  function addSubagentEntry(e: JsonObject): void {
-    agentId ??= str(e.agentId);
-    sessionId ??= str(e.sessionId);
-    const ts = parseTime(e.timestamp);
-    if (ts !== undefined) {
-      first ??= ts;
-      last = ts;
-    }
-    if (e.type !== "user" && e.type !== "assistant") return;
-    renderer.add(e);
-    for (const b of blocksOf(isObject(e.message) ? e.message : undefined)) {
-      if (!isObject(b)) continue;
-      if (b.type === "tool_use") {
-        const call: ToolCall = {
-          id: str(b.id) ?? "",
-          name: str(b.name) ?? "unknown",
-          input: isObject(b.input) ? b.input : {},
-          ts: last,
-        };
-        if (call.id) calls.set(call.id, call);
-        toolCalls.push(call);
-      } else if (b.type === "tool_result") {
-        const call = calls.get(str(b.tool_use_id) ?? "");
-        if (call)
-          call.result = {
-            text: toolResultText(b.content),
-            isError: b.is_error === true,
-            structured: e.toolUseResult,
-            ts: last,
-          };
-      }
-    }
-  }
-  return {
-    agentId,
-    sessionId,
-    detail: {
-      kind: "subagent",
-      toolName: agentId ? `agent-${agentId}` : "subagent",
-      toolUseId: null,
-      input: renderer.prompt,
-      output: renderer.render(),
-      isError: false,
-      createdAt: first ?? 0,
-    },
-    toolCalls,
-    firstTimestamp: first,
-    skippedLines: skipped,
-  };
 }

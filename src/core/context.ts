@@ -9,8 +9,7 @@
  */
 import { formatClock, formatDate, formatIso, formatRange } from "./clock.ts";
 import { shellQuote } from "./invocation.ts";
-
-export { shellQuote };
+import { cutChars, fit, flatLine, plural } from "./text.ts";
 
 export const CONTEXT_BUDGET = 9500;
 export const POSITION_CUT = 600;
@@ -95,20 +94,6 @@ export function turnKey(t: { originSessionId: string; turnNumber: number }): str
   return `${t.originSessionId}:${t.turnNumber}`;
 }
 
-/** Cut without splitting a surrogate pair, so the text stays valid UTF-16. */
-export function cutChars(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 0) return "";
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
-
-/** Whitespace runs (newlines included) become one space; longer than `max` ends with ` …`. */
-export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${cutChars(flat, max - 2)} …`;
-}
-
 const KIND_LABELS: Record<string, string> = {
   thinking: "thinking",
   image: "image",
@@ -156,16 +141,12 @@ export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string 
   const text = mode === "push" ? turn.finalText : turn.assistant || null;
   const shell = text === null || text.trim() === "" ? shellText(turn.shellOutput) : null;
   if (shell !== null)
-    return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [shell]: ${oneLine(shell, SHELL_CUT)}`;
+    return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [shell]: ${flatLine(shell, SHELL_CUT)}`;
   const reply = text !== null && text.trim() !== "" ? text : "(no reply)";
   const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
   const labels = detailLabels(turn.details, notes);
   const suffix = labels.length > 0 ? ` (details: ${labels.join(", ")})` : "";
   return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}`;
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 function renderHeader(input: ContextInput, newestAt: number | null): string {
@@ -193,9 +174,9 @@ function renderPosition(input: ContextInput): string {
   const reply = withReply ? { text: withReply.finalText!, at: withReply.endedAt } : input.fallbackReply;
   return [
     "## Current position",
-    `Latest prompt [${formatClock(newest.startedAt)}]: ${oneLine(newest.user, POSITION_CUT)}`,
+    `Latest prompt [${formatClock(newest.startedAt)}]: ${flatLine(newest.user, POSITION_CUT)}`,
     reply
-      ? `Latest reply [${formatClock(reply.at)}]: ${oneLine(reply.text, POSITION_CUT)}`
+      ? `Latest reply [${formatClock(reply.at)}]: ${flatLine(reply.text, POSITION_CUT)}`
       : "Latest reply: (no reply yet)",
   ].join("\n");
 }
@@ -322,7 +303,7 @@ function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
 
 /** Whole text never over the cap, even with absurd ids: the last resort cuts the tail. */
 function clamp(text: string): string {
-  return text.length <= CONTEXT_BUDGET ? text : `${cutChars(text, CONTEXT_BUDGET - 2)} …`;
+  return fit(text, CONTEXT_BUDGET);
 }
 
 /**

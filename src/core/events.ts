@@ -7,6 +7,7 @@ import { isObject, type Json, type JsonObject, str } from "./jsonl.ts";
 import type { ToolCall, ToolResult } from "./model.ts";
 import { redact } from "./redact.ts";
 import { heredocBody, programName, simpleCommands } from "./shell.ts";
+import { clip, flatLine } from "./text.ts";
 
 export const EVENT_TYPES = [
   "file_edit",
@@ -43,14 +44,9 @@ export interface EventDraft {
   key?: string;
 }
 
-/** Collapse whitespace to one line and cut to `max` characters with an ellipsis. */
-export function oneLine(text: string, max = SUMMARY_MAX): string {
-  const t = text.replace(/\s+/g, " ").trim();
-  return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
-}
-
-function cut(text: string, max = DETAIL_TEXT_MAX): string {
-  return text.length > max ? `${text.slice(0, max)} …` : text;
+/** A summary, or a part of one (a command, a question): one line, `max` characters at most, `…` where cut. */
+export function summaryLine(text: string, max = SUMMARY_MAX): string {
+  return flatLine(text, max, "…");
 }
 
 /** A path short enough for a summary: keep the tail, which names the file. */
@@ -85,7 +81,7 @@ function draft(
   return {
     type,
     ts,
-    summary: oneLine(summary),
+    summary: summaryLine(summary),
     detail,
     toolName: call.name,
     toolUseId: call.id || null,
@@ -117,21 +113,24 @@ function failed(r: ToolResult): boolean {
 function errorEvent(call: ToolCall, r: ToolResult): EventDraft {
   const input = call.input;
   const code = exitCodeOf(r);
-  const detail: JsonObject = { tool: call.name, error: cut(r.text.trim() || String(r.structured ?? "")) };
+  const detail: JsonObject = {
+    tool: call.name,
+    error: clip(r.text.trim() || String(r.structured ?? ""), DETAIL_TEXT_MAX),
+  };
   let subject = "";
   if (call.name === "Bash") {
     const cmd = str(input.command) ?? "";
-    detail.command = cut(cmd, 500);
-    subject = oneLine(cmd, 50);
+    detail.command = clip(cmd, 500);
+    subject = summaryLine(cmd, 50);
   } else {
     const path = str(input.file_path) ?? str(input.notebook_path) ?? str(input.path);
     if (path) {
       detail.path = path;
       subject = shortPath(path, 50);
-    } else if (str(input.pattern)) subject = oneLine(str(input.pattern)!, 40);
-    else if (str(input.url)) subject = oneLine(str(input.url)!, 50);
+    } else if (str(input.pattern)) subject = summaryLine(str(input.pattern)!, 40);
+    else if (str(input.url)) subject = summaryLine(str(input.url)!, 50);
     else if (str(input.skill)) subject = str(input.skill)!;
-    else if (str(input.description)) subject = oneLine(str(input.description)!, 50);
+    else if (str(input.description)) subject = summaryLine(str(input.description)!, 50);
   }
   if (code !== null) detail.exit_code = code;
   const how = code !== null && code !== 0 ? `failed (exit ${code})` : "failed";
@@ -484,7 +483,7 @@ function bashEvents(call: ToolCall, r: ToolResult): EventDraft[] {
         const o = commitOutput(r.text);
         const message = a.message ?? o?.subject ?? null;
         const subject = (message ?? "").split("\n")[0]!.trim();
-        const detail: JsonObject = { command: cut(cmd, 500), message: message ? cut(message, 2000) : null };
+        const detail: JsonObject = { command: clip(cmd, 500), message: message ? clip(message, 2000) : null };
         if (o) {
           detail.hash = o.hash;
           detail.branch = o.branch;
@@ -503,7 +502,7 @@ function bashEvents(call: ToolCall, r: ToolResult): EventDraft[] {
               call,
               "git_checkout",
               `${c.create ? "Created and switched to" : "Switched to"} ${c.target}`,
-              { target: c.target, create: c.create, command: cut(cmd, 500) },
+              { target: c.target, create: c.create, command: clip(cmd, 500) },
             ),
           );
       }
@@ -520,8 +519,8 @@ function bashEvents(call: ToolCall, r: ToolResult): EventDraft[] {
     const verdict =
       t.outcome === "pass" ? "Tests passed" : t.outcome === "fail" ? "Tests failed" : "Tests ran";
     out.push(
-      draft(call, "test_run", `${verdict}: ${runner}${counts} — ${oneLine(cmd, 60)}`, {
-        command: cut(cmd, 500),
+      draft(call, "test_run", `${verdict}: ${runner}${counts} — ${summaryLine(cmd, 60)}`, {
+        command: clip(cmd, 500),
         runner,
         outcome: t.outcome,
         passed: t.passed,
@@ -584,7 +583,7 @@ function todoEvents(call: ToolCall, r: ToolResult): EventDraft[] {
         call,
         "phase_change",
         `Planned ${next.length} task${next.length === 1 ? "" : "s"}: ${next.map((t) => t.content).join("; ")}`,
-        { planned: next.map((t) => cut(t.content, 200)) },
+        { planned: next.map((t) => clip(t.content, 200)) },
       ),
     );
   }
@@ -628,7 +627,7 @@ function exitPlanEvents(call: ToolCall, r: ToolResult): EventDraft[] {
   return [
     draft(call, "decision", `Plan approved${title ? `: ${title}` : ""}`, {
       kind: "plan_approved",
-      plan: cut(plan, 2000),
+      plan: clip(plan, 2000),
       ...(str(s?.filePath) ? { plan_file: str(s?.filePath)! } : {}),
     }),
     draft(call, "phase_change", "Left plan mode: implementation starts", { from: "plan", to: "implement" }),
@@ -653,15 +652,15 @@ export function answersOf(call: ToolCall, r: ToolResult): [string, string][] {
   if (pairs.length > 0) return pairs;
   const qs = Array.isArray(call.input.questions) ? call.input.questions : [];
   const first = qs.find(isObject);
-  return first ? [[str(first.question) ?? "question", oneLine(r.text, 200)]] : [];
+  return first ? [[str(first.question) ?? "question", summaryLine(r.text, 200)]] : [];
 }
 
 function questionEvents(call: ToolCall, r: ToolResult): EventDraft[] {
   return answersOf(call, r).map(([q, a]) =>
-    draft(call, "decision", `Answered: ${oneLine(q, 60)} → ${a}`, {
+    draft(call, "decision", `Answered: ${summaryLine(q, 60)} → ${a}`, {
       kind: "question_answered",
-      question: cut(q, 500),
-      answer: cut(a, 500),
+      question: clip(q, 500),
+      answer: clip(a, 500),
     }),
   );
 }
@@ -671,7 +670,7 @@ function agentName(call: ToolCall): string {
 }
 
 function taskEvents(call: ToolCall, r: ToolResult | undefined): EventDraft[] {
-  const description = str(call.input.description) ?? oneLine(str(call.input.prompt) ?? "", 80);
+  const description = str(call.input.description) ?? summaryLine(str(call.input.prompt) ?? "", 80);
   const agent = agentName(call);
   const s = structured(r);
   const duration = typeof s?.totalDurationMs === "number" ? s.totalDurationMs : null;
@@ -681,7 +680,7 @@ function taskEvents(call: ToolCall, r: ToolResult | undefined): EventDraft[] {
       call,
       "skill_start",
       `${call.name} started (${agent}): ${description}`,
-      { kind: "agent", agent, description: cut(description, 300) },
+      { kind: "agent", agent, description: clip(description, 300) },
       startTs,
     ),
   ];
@@ -693,7 +692,7 @@ function taskEvents(call: ToolCall, r: ToolResult | undefined): EventDraft[] {
       draft(call, "skill_end", `${call.name} failed (${agent}): ${description}`, {
         kind: "agent",
         agent,
-        description: cut(description, 300),
+        description: clip(description, 300),
         status: "failed",
       }),
     );
@@ -712,7 +711,7 @@ function taskEvents(call: ToolCall, r: ToolResult | undefined): EventDraft[] {
       {
         kind: "agent",
         agent,
-        description: cut(description, 300),
+        description: clip(description, 300),
         status: interrupted ? "interrupted" : (status ?? "completed"),
         ...(duration !== null ? { duration_ms: duration } : {}),
         ...(typeof s?.totalToolUseCount === "number" ? { tool_uses: s.totalToolUseCount } : {}),
@@ -730,7 +729,7 @@ function skillEvents(call: ToolCall): EventDraft[] {
       call,
       "skill_start",
       `Skill started: ${name}${args ? ` ${args}` : ""}`,
-      { kind: "skill", skill: name, ...(args ? { args: cut(args, 300) } : {}) },
+      { kind: "skill", skill: name, ...(args ? { args: clip(args, 300) } : {}) },
       call.ts,
     ),
   ];
@@ -779,7 +778,11 @@ function mapStrings(v: Json, f: (s: string) => string): Json {
 
 /** Every stored string of an event passes through redaction (SPEC §3), its detail value by value. */
 export function redactEvent(d: EventDraft): EventDraft {
-  return { ...d, summary: oneLine(redact(d.summary)), detail: mapStrings(d.detail, redact) as JsonObject };
+  return {
+    ...d,
+    summary: summaryLine(redact(d.summary)),
+    detail: mapStrings(d.detail, redact) as JsonObject,
+  };
 }
 
 // ── PostToolUse payloads ───────────────────────────────────────────────────────────────

@@ -5,7 +5,7 @@
  * (one `{"ts","seq","type","summary","detail"}` per line, append-only) and `summary.md`.
  * Pure: paths and lines from database rows; the files are written by src/capture/session-index.ts.
  */
-import { EVENT_TYPES, type EventType, oneLine } from "./events.ts";
+import { EVENT_TYPES, type EventType, summaryLine } from "./events.ts";
 import { isObject, type JsonObject } from "./jsonl.ts";
 
 export const SESSION_INDEX_ENV = "THROUGHLINE_SESSION_INDEX";
@@ -61,7 +61,7 @@ export function indexEvent(r: IndexEventRow): IndexEvent {
     ts: new Date(r.ts).toISOString(),
     seq: r.seq,
     type: r.type,
-    summary: oneLine(r.summary),
+    summary: summaryLine(r.summary),
     detail,
   };
 }

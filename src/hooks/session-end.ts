@@ -1,4 +1,4 @@
-import { ingestSession } from "../capture/session.ts";
+import { ingestNamedSession } from "../capture/session.ts";
 import { insertClearLink } from "../db/queries/handoff.ts";
 import { clientProcess } from "./client.ts";
 import type { HookContext } from "./run.ts";
@@ -19,12 +19,6 @@ export default function sessionEnd(ctx: HookContext): undefined {
       prompt_id: typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null,
       created_at: now,
     });
-  if (ctx.transcriptPath)
-    ingestSession(ctx.db, {
-      path: ctx.transcriptPath,
-      sessionId: ctx.sessionId,
-      project: ctx.project,
-      now,
-    });
+  ingestNamedSession(ctx.db, ctx, now);
   return undefined;
 }

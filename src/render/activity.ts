@@ -12,6 +12,7 @@ import {
 import { formatClock } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import type { JsonObject } from "../core/jsonl.ts";
+import { plural } from "../core/text.ts";
 
 export interface ActivityEvent {
   ts: number;
@@ -96,8 +97,8 @@ function moreLine(v: ActivityView): string | null {
 }
 
 /** `3 errors`, `1 error`; empty for 0. */
-function plural(n: number, one: string, many = `${one}s`): string {
-  return n === 0 ? "" : `${n} ${n === 1 ? one : many}`;
+function count(n: number, one: string, many?: string): string {
+  return n === 0 ? "" : plural(n, one, many);
 }
 
 function noun(n: number): string {
@@ -175,11 +176,11 @@ function summaryText(v: ActivityView, s: SummaryFacts): string {
     );
   const edits = (s.byType.file_edit ?? 0) + (s.byType.file_create ?? 0);
   const counts = [
-    plural(edits, "file change"),
-    plural(s.byType.error ?? 0, "error"),
-    plural(s.byType.phase_change ?? 0, "phase change"),
-    plural(s.byType.skill_start ?? 0, "skill/agent run"),
-    plural(s.byType.git_checkout ?? 0, "branch switch", "branch switches"),
+    count(edits, "file change"),
+    count(s.byType.error ?? 0, "error"),
+    count(s.byType.phase_change ?? 0, "phase change"),
+    count(s.byType.skill_start ?? 0, "skill/agent run"),
+    count(s.byType.git_checkout ?? 0, "branch switch", "branch switches"),
   ].filter(Boolean);
   if (counts.length > 0) out.push(`**Done:** ${counts.join(", ")}`);
   out.push("", "### Latest events", "", renderEventTable(v.events));

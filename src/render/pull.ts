@@ -3,8 +3,9 @@
  * Plain text a model can read; style only decorates headings when stdout is a terminal.
  */
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
-import { type DetailCount, oneLine, renderTurnBlock, turnKey } from "../core/context.ts";
+import { type DetailCount, renderTurnBlock, turnKey } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
+import { flatLine } from "../core/text.ts";
 import type { DetailRow, LoadedTurn, SummaryRow } from "../db/queries/chain.ts";
 
 /**
@@ -97,7 +98,7 @@ export function renderRecallL1(
       r.summary === null
         ? `(not summarized) full text: ${command} detail ${iso} --session ${shellQuote(req.sessionId)}`
         : MULTI_SPACE.test(r.summary)
-          ? oneLine(r.summary, Number.MAX_SAFE_INTEGER) // one line each, whatever the backend wrote
+          ? flatLine(r.summary, Number.MAX_SAFE_INTEGER) // one line each, whatever the backend wrote
           : r.summary;
     lines.push(`[${iso.slice(11, 19)}] ${summary}`);
   }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { assemble, assembleSubagent } from "../../src/core/assemble.ts";
+import { assemble } from "../../src/core/assemble.ts";
 import { splitLines } from "../../src/core/jsonl.ts";
 import { FIXTURES } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -52,23 +52,6 @@ describe("turn assembly", () => {
     expect(sub).toHaveLength(1);
     expect(sub[0]!.input).toBe("List TODOs in src");
     expect(sub[0]!.output).toContain("Found 3 TODOs");
-  });
-
-  test("a subagent file assembles into one L3 row with its prompt and steps", () => {
-    const bytes = readFileSync(
-      join(
-        FIXTURES,
-        "transcripts",
-        "11111111-0000-4000-8000-000000000006",
-        "subagents",
-        "agent-a1b2c3d.jsonl",
-      ),
-    );
-    const s = assembleSubagent(splitLines(bytes, 0).lines);
-    expect(s.agentId).toBe("a1b2c3d");
-    expect(s.detail.input).toBe("Review src/auth.ts");
-    expect(s.detail.output).toContain("[tool] Read");
-    expect(s.toolCalls.map((c) => c.name)).toEqual(["Read"]);
   });
 
   test("old compaction: the summary is L3 of the interrupted turn, not a prompt", () => {

@@ -4,20 +4,19 @@ import {
   CONTEXT_BUDGET,
   type ContextInput,
   composeContext,
-  cutChars,
   detailLabels,
   earlierNotes,
   isControlCommand,
   MIN_TRUNCATED_ROOM,
   nextOlderTurn,
-  oneLine,
   POSITION_CUT,
   renderContext,
   renderTurnBlock,
-  shellQuote,
   truncationSuffix,
   WINDOW_TURNS,
 } from "../../src/core/context.ts";
+import { shellQuote } from "../../src/core/invocation.ts";
+import { cutChars, flatLine } from "../../src/core/text.ts";
 import { prng } from "../helpers/pull.ts";
 
 /** How most cases spell the invocation; the budget property test uses a long, quoted one. */
@@ -400,8 +399,8 @@ describe("turn lines", () => {
       ),
       ["1 earlier note", "Bash ×2", "thinking"],
     ],
-    ["oneLine", oneLine("a\n\n b\tc", 600), "a b c"],
-    ["oneLine cut", oneLine("abcdefghij", 6), "abcd …"],
+    ["oneLine", flatLine("a\n\n b\tc", 600), "a b c"],
+    ["oneLine cut", flatLine("abcdefghij", 6), "abcd …"],
     ["cutChars surrogate", cutChars("ab🎉", 3), "ab"],
     ["shellQuote plain", shellQuote("0fae-12:ab"), "0fae-12:ab"],
     ["shellQuote space", shellQuote("a b"), "'a b'"],

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import {
   extractEvents,
-  oneLine,
   redactEvent,
   SUMMARY_MAX,
   shortPath,
@@ -11,6 +10,7 @@ import {
 import type { Json, JsonObject } from "../../src/core/jsonl.ts";
 import type { ToolCall } from "../../src/core/model.ts";
 import { heredocBody, parseShell, simpleCommands } from "../../src/core/shell.ts";
+import { flatLine } from "../../src/core/text.ts";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
 
@@ -545,7 +545,7 @@ describe("helpers", () => {
 
   test("oneLine", () =>
     _(
-      (s: string) => oneLine(s, 10),
+      (s: string) => flatLine(s, 10, "…"),
       [
         ["a\n b", "a b"],
         ["0123456789abc", "012345678…"],

@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { shellQuote } from "../../src/core/invocation.ts";
 import { USER_PATH } from "../helpers/db.ts";
 import { type StandIn, type StandInOptions, startStandIn } from "./stand-in.ts";
 
@@ -215,10 +216,6 @@ function addGroup(hooks: Record<string, HookGroup[]>, event: string, entry: Hook
   const groups = hooks[event] ?? [];
   groups.push({ hooks: [entry] });
   hooks[event] = groups;
-}
-
-function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 export function settingsPath(h: E2EHome): string {

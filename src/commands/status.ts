@@ -9,7 +9,7 @@ import { chainOf, getSession, recentSessions, resolveLive } from "../db/queries/
 import { SCHEMA_VERSION } from "../db/schema.ts";
 import { ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
-import { renderTable } from "../render/table.ts";
+import { renderSessionStatus, renderStatus } from "../render/status.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 
 /** The chain a session belongs to, oldest first, and the last handoff decision of its live end. */
@@ -39,22 +39,7 @@ function printSession(db: Database, id: string, json: boolean): void {
     printJson(report);
     return;
   }
-  console.log(`session ${id}${live.id !== id ? ` (merged; live end ${live.id})` : ""}`);
-  console.log(
-    renderTable(
-      ["chain (oldest first)", "turns", "created"],
-      chain.map((c) => [c.id, c.turns, new Date(c.created_at).toISOString()]),
-    ),
-  );
-  if (handoff)
-    console.log(
-      `last handoff: ${handoff.path}${handoff.predecessor ? ` from ${handoff.predecessor}` : ""}${handoff.reason ? ` (${handoff.reason})` : ""}`,
-    );
-  else console.log("last handoff: none recorded");
-  if (injection)
-    console.log(
-      `last push: ${injection.total_chars}/${injection.budget} chars, ${injection.injected_turns} turns pushed, ${injection.remaining_turns} to recall --l2, ${injection.older_turns} older (${injection.older_summarized} summarized)`,
-    );
+  console.log(renderSessionStatus({ id, liveEnd: live.id, chain, handoff, injection }));
 }
 
 function fileSize(path: string): number {
@@ -99,26 +84,19 @@ export default defineCommand({
           summaries,
           recent,
         });
-      const c = stdoutColors();
       console.log(
-        `${c.bold("database")}  ${path} (${(bytes / 1024 / 1024).toFixed(1)} MB, schema v${SCHEMA_VERSION})`,
+        renderStatus(
+          {
+            database: path,
+            bytes,
+            schemaVersion: SCHEMA_VERSION,
+            counts,
+            summaries: summaryLine(summaries),
+            recent,
+          },
+          stdoutColors(),
+        ),
       );
-      console.log(
-        `${c.bold("memory")}    ${counts.turns} turns · L2 ${counts.l2_bodies} bodies · L3 ${counts.l3_details} details · L1 ${counts.l1_summaries} summaries · ${counts.events} events`,
-      );
-      console.log(`${c.bold("summaries")} ${summaryLine(summaries)}`);
-      console.log(
-        `${c.bold("sessions")}  ${counts.sessions} (${counts.live_sessions} live chains) · ${counts.hook_errors} hook errors`,
-      );
-      if (recent.length > 0) {
-        console.log(`\n${c.bold("newest sessions")}`);
-        console.log(
-          renderTable(
-            ["session", "turns", "updated", "project"],
-            recent.map((s) => [s.id, s.turns, new Date(s.updated_at).toISOString(), s.project ?? ""]),
-          ),
-        );
-      }
     } finally {
       db.close();
     }

@@ -7,10 +7,11 @@ import { type DetailCount, renderTurnBlock, turnKey } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
 import { flatLine } from "../core/text.ts";
 import type { DetailRow, LoadedTurn, SummaryRow } from "../db/queries/chain.ts";
+import { colorEnabled } from "./tty.ts";
 
 /**
  * The two decorations pull output uses. Not picocolors: importing it on a terminal reads
- * `process.stdout`, about 20 ms of a cold start (STYLE.md), for two escape codes.
+ * `process.stdout`, about 20 ms of a cold start (docs/benchmarks.md), for two escape codes.
  */
 export interface Style {
   bold(text: string): string;
@@ -20,10 +21,9 @@ export interface Style {
 export const PLAIN: Style = { bold: (t) => t, dim: (t) => t };
 export const ANSI: Style = { bold: (t) => `\x1b[1m${t}\x1b[22m`, dim: (t) => `\x1b[2m${t}\x1b[22m` };
 
-/** SPEC §8: colour only on a terminal, never with NO_COLOR; FORCE_COLOR forces it. */
+/** The CLI's one colour decision (render/tty.ts colorEnabled), without loading picocolors. */
 export function styleFor(env: Record<string, string | undefined>, isTty: boolean): Style {
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return ANSI;
-  return isTty && !env.NO_COLOR ? ANSI : PLAIN;
+  return colorEnabled(env, isTty) ? ANSI : PLAIN;
 }
 
 /** A `--- YYYY-MM-DD ---` line whenever the local date changes, so `HH:MM:SS` stays unambiguous. */

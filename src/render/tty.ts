@@ -16,3 +16,8 @@ export function isTerminal(fd: 1 | 2): boolean {
 export function stdoutIsTty(): boolean {
   return isTerminal(1);
 }
+
+/** The one colour decision of the CLI: FORCE_COLOR forces it; NO_COLOR or a non-terminal turns it off. */
+export function colorEnabled(env: Record<string, string | undefined>, isTty: boolean): boolean {
+  return env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" ? true : !env.NO_COLOR && isTty;
+}

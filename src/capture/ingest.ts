@@ -7,11 +7,12 @@
 import type { Database } from "bun:sqlite";
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { assemble, assembleSubagent } from "../core/assemble.ts";
+import { assemble } from "../core/assemble.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
 import { splitLines } from "../core/jsonl.ts";
 import type { DetailDraft, ToolCall } from "../core/model.ts";
 import { redact, redactNullable } from "../core/redact.ts";
+import { assembleSubagent } from "../core/subagent.ts";
 import { projectOf } from "../db/project.ts";
 import {
   type CursorRow,
@@ -163,8 +164,11 @@ function statOrThrow(path: string) {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
-  } catch {
-    throw new ThroughlineError("E_NO_TRANSCRIPT", `transcript not found: ${path}`);
+  } catch (err) {
+    // Only a missing file is "not found"; a permission or I/O error says what it is.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT")
+      throw new ThroughlineError("E_NO_TRANSCRIPT", `transcript not found: ${path}`);
+    throw new ThroughlineError("E_READ", `cannot read transcript ${path}: ${(err as Error).message}`);
   }
   // A FIFO or device would block the read or never end; a directory cannot be read as lines.
   if (!st.isFile()) throw new ThroughlineError("E_NOT_FILE", `transcript is not a regular file: ${path}`);

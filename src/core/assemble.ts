@@ -15,7 +15,6 @@ import {
 } from "./transcript-blocks.ts";
 
 /** Subagent transcripts are assembled beside the main one (core/subagent.ts). */
-export { assembleSubagent } from "./subagent.ts";
 
 /** The result, plus where each skipped line ended, so a re-read of the open turn counts none twice. */
 export interface Assembled extends AssembleResult {

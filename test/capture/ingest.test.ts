@@ -181,3 +181,18 @@ describe("incremental capture", () => {
     expect(replay(t.db, [folder]).totals.files).toBe(1);
   });
 });
+
+describe("a transcript that cannot be read", () => {
+  test("missing is 'not found'; any other failure says what it is", () => {
+    using t = tempDb();
+    expect(() => ingestTranscript(t.db, { path: join(t.dir, "gone.jsonl"), now: 1 })).toThrow(
+      /^transcript not found: /,
+    );
+    const file = join(t.dir, "plain.txt");
+    writeFileSync(file, "x");
+    // A path through a file: stat fails with ENOTDIR, not ENOENT.
+    expect(() => ingestTranscript(t.db, { path: join(file, "t.jsonl"), now: 1 })).toThrow(
+      /^cannot read transcript .*ENOTDIR/,
+    );
+  });
+});

@@ -117,12 +117,3 @@ export function historyEntries(root: string): { folders: string[]; files: string
   }
   return { folders, files };
 }
-
-/** `Skipped 2 folders (8 transcripts): throughline summarizer …; default exclude …` */
-export function skippedLine(skipped: readonly SkippedFolder[]): string {
-  if (skipped.length === 0) return "Skipped no folders.";
-  const n = skipped.reduce((a, s) => a + s.transcripts, 0);
-  return `Skipped ${skipped.length} folder${skipped.length === 1 ? "" : "s"} (${n} transcript${n === 1 ? "" : "s"}): ${skipped
-    .map((s) => `${s.folder} (${s.reason})`)
-    .join(", ")}.`;
-}

@@ -22,15 +22,9 @@ import {
 import { SCHEMA_VERSION } from "../db/schema.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
+import { type Check, renderDoctor, renderDoctorSession } from "../render/doctor.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { readSettings } from "./_settings-file.ts";
-
-interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-  fix?: string;
-}
 
 /** Is the first word of a hook command something that can run? */
 function resolvable(command: string): boolean {
@@ -292,8 +286,7 @@ export default defineCommand({
     if (args.session) {
       const report = sessionReport(path, args.session);
       if (args.json) return printJson({ schema: "throughline.doctor.session.v1", ...report });
-      for (const [k, v] of Object.entries(report))
-        console.log(`${k.padEnd(18)} ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+      console.log(renderDoctorSession(report));
       return;
     }
     const checks: Check[] = [{ name: "bun", ok: true, detail: `Bun ${Bun.version}` }];
@@ -331,16 +324,7 @@ export default defineCommand({
     const problems = checks.filter((c) => !c.ok).length;
     if (args.json)
       printJson({ schema: "throughline.doctor.v1", database: path, problems, checks, ...db.extra });
-    else {
-      const c = stdoutColors();
-      for (const ch of checks) {
-        console.log(`${ch.ok ? c.green("ok  ") : c.red("FAIL")} ${ch.name}: ${ch.detail}`);
-        if (ch.fix) console.log(`     fix: ${ch.fix}`);
-      }
-      console.log(
-        problems === 0 ? "\nNo problems found." : `\n${problems} problem${problems === 1 ? "" : "s"} found.`,
-      );
-    }
+    else console.log(renderDoctor(checks, stdoutColors()));
     if (problems > 0) process.exitCode = 1;
   },
 });

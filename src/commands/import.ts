@@ -6,16 +6,11 @@ import { replay } from "../capture/replay.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { ThroughlineError } from "../errors.ts";
+import { renderImport, renderProgress } from "../render/ingest.ts";
 import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { importFromExport } from "./_export-db.ts";
-import {
-  DEFAULT_EXCLUDES,
-  historyEntries,
-  parseExcludes,
-  partitionFolders,
-  skippedLine,
-} from "./_import-exclude.ts";
+import { DEFAULT_EXCLUDES, historyEntries, parseExcludes, partitionFolders } from "./_import-exclude.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
 export function projectFolder(dir: string): string {
@@ -88,22 +83,14 @@ export default defineCommand({
         ...(progress
           ? {
               onProgress: (done: number, total: number) => {
-                const width = 30;
-                const fill = Math.round((done / Math.max(1, total)) * width);
-                process.stderr.write(
-                  `\r[${"#".repeat(fill)}${" ".repeat(width - fill)}] ${done}/${total} transcripts`,
-                );
-                if (done === total) process.stderr.write("\n");
+                process.stderr.write(renderProgress(done, total));
               },
             }
           : {}),
       });
       if (args.json)
         return printJson({ ...report, skipped_folders: skipped, schema: "throughline.import.v1" });
-      const t = report.totals;
-      console.log(
-        `Imported ${t.files} transcripts: ${t.sessions} sessions, ${t.turns} turns, ${t.details} details, ${t.events} events, ${t.skipped_lines} skipped lines (${report.elapsed_ms} ms). ${skippedLine(skipped)}`,
-      );
+      console.log(renderImport(report, skipped));
     } finally {
       db.close();
     }

@@ -13,6 +13,7 @@ import {
 } from "../core/settings.ts";
 import { installExtras } from "../core/statusline-settings.ts";
 import { openForWrite } from "../db/open.ts";
+import { renderInstall } from "../render/install.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
@@ -83,15 +84,14 @@ export default defineCommand({
     };
     if (args.json) return printJson(report);
     console.log(
-      changed
-        ? `Registered ${report.hooks.length} hooks in ${target.settings}`
-        : `Hooks already up to date in ${target.settings}`,
+      renderInstall({
+        settings: target.settings,
+        settingsChanged: changed,
+        hooks: report.hooks,
+        allowRules: report.allow_rules,
+        commands: target.commands,
+        database: dbPath,
+      }),
     );
-    for (const h of report.hooks)
-      console.log(`  ${h.event.padEnd(17)} ${h.command}${h.async ? "  (async)" : ""}`);
-    console.log(`Allowed without a prompt (read-only): ${report.allow_rules.length} rules, e.g.`);
-    console.log(`  ${report.allow_rules[0]}`);
-    console.log(`Slash commands in ${target.commands}: /tl, /recall, /sc-detail`);
-    console.log(`Database: ${dbPath}`);
   },
 });

@@ -4,7 +4,7 @@ import { databasePath } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
-import { renderTable } from "../render/table.ts";
+import { renderReplay } from "../render/ingest.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 
 export default defineCommand({
@@ -30,15 +30,7 @@ export default defineCommand({
     try {
       const report = replay(db, paths);
       if (args.json) return printJson(report);
-      const c = stdoutColors();
-      const rows = report.sessions.map((s) => [s.session_id, s.turns, s.details, s.skipped_lines, s.file]);
-      console.log(renderTable(["session", "turns", "details", "skipped", "file"], rows));
-      const t = report.totals;
-      console.log(
-        c.bold(
-          `\n${t.files} files, ${t.sessions} sessions, ${t.turns} turns, ${t.details} details, ${t.skipped_lines} skipped lines in ${report.elapsed_ms} ms`,
-        ),
-      );
+      console.log(renderReplay(report, stdoutColors()));
     } finally {
       db.close();
     }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { defineCommand } from "citty";
 import { COMMAND_MARKER, removeHooks, removePermissions, slashCommands } from "../core/settings.ts";
 import { uninstallExtras } from "../core/statusline-settings.ts";
+import { renderUninstall } from "../render/install.ts";
 import { jsonArgs, printJson } from "./_args.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
@@ -35,11 +36,12 @@ export default defineCommand({
         commands_removed: removed,
       });
     console.log(
-      changed
-        ? `Removed throughline hooks and allow rules from ${target.settings}`
-        : `No throughline hooks in ${target.settings}`,
+      renderUninstall({
+        settings: target.settings,
+        settingsChanged: changed,
+        commands: target.commands,
+        commandsRemoved: removed.length,
+      }),
     );
-    if (removed.length > 0) console.log(`Removed ${removed.length} slash commands from ${target.commands}`);
-    console.log("Memory is kept; delete the database yourself if you want it gone.");
   },
 });

@@ -1,14 +1,13 @@
 import { parseIsoInstant } from "../core/clock.ts";
 import { ThroughlineError } from "../errors.ts";
-import { type Style, styleFor } from "../render/pull.ts";
-import { stdoutIsTty } from "../render/tty.ts";
+import { type Colors, stdoutColors } from "../render/colors.ts";
 
 /**
- * Style for pull output, decided once from fd 1 (see render/tty.ts): touching `process.stdout`
- * would set up Node's stream stack, about 20 ms on a cold start (STYLE.md measurements).
+ * Colours for pull output: the CLI's one decision (render/colors.ts), made from fd 1 without
+ * touching `process.stdout`, and loading picocolors only when colour is on.
  */
-export function terminalColors(): Style {
-  return styleFor(process.env, stdoutIsTty());
+export function terminalColors(): Colors {
+  return stdoutColors();
 }
 
 /** A count flag (`--last`, `--skip`, `--limit`): a whole number ≥ 0, or the fallback when absent. */

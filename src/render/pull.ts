@@ -1,5 +1,5 @@
 /**
- * Text and JSON of the pull commands (SPEC §8): `recall --l2`, `recall --l1` and `detail`.
+ * Text and JSON of the pull commands (docs/contract.md): `recall --l2`, `recall --l1` and `detail`.
  * Plain text a model can read; style only decorates headings when stdout is a terminal.
  */
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
@@ -7,27 +7,10 @@ import { type DetailCount, renderTurnBlock, turnKey } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
 import { flatLine } from "../core/text.ts";
 import type { DetailRow, LoadedTurn, SummaryRow } from "../db/queries/chain.ts";
-import { colorEnabled } from "./tty.ts";
-
-/**
- * The two decorations pull output uses. Not picocolors: importing it on a terminal reads
- * `process.stdout`, about 20 ms of a cold start (docs/benchmarks.md), for two escape codes.
- */
-export interface Style {
-  bold(text: string): string;
-  dim(text: string): string;
-}
-
-export const PLAIN: Style = { bold: (t) => t, dim: (t) => t };
-export const ANSI: Style = { bold: (t) => `\x1b[1m${t}\x1b[22m`, dim: (t) => `\x1b[2m${t}\x1b[22m` };
-
-/** The CLI's one colour decision (render/tty.ts colorEnabled), without loading picocolors. */
-export function styleFor(env: Record<string, string | undefined>, isTty: boolean): Style {
-  return colorEnabled(env, isTty) ? ANSI : PLAIN;
-}
+import { type Colors, PLAIN_COLORS } from "./colors.ts";
 
 /** A `--- YYYY-MM-DD ---` line whenever the local date changes, so `HH:MM:SS` stays unambiguous. */
-function dated<T>(items: readonly T[], at: (t: T) => number, render: (t: T) => string, c: Style): string[] {
+function dated<T>(items: readonly T[], at: (t: T) => number, render: (t: T) => string, c: Colors): string[] {
   const out: string[] = [];
   let day = "";
   for (const item of items) {
@@ -48,7 +31,11 @@ export interface RecallRequest {
   last: number | null;
 }
 
-export function renderRecallL2(req: RecallRequest, turns: readonly LoadedTurn[], c: Style = PLAIN): string {
+export function renderRecallL2(
+  req: RecallRequest,
+  turns: readonly LoadedTurn[],
+  c: Colors = PLAIN_COLORS,
+): string {
   const asked = req.last ?? turns.length;
   const head = c.bold(
     turns.length === 0
@@ -72,7 +59,7 @@ export function renderRecallL1(
   req: RecallRequest,
   rows: readonly SummaryRow[],
   command: string,
-  c: Style = PLAIN,
+  c: Colors = PLAIN_COLORS,
 ): string {
   const summarized = rows.filter((r) => r.summary !== null).length;
   const scope =
@@ -111,7 +98,7 @@ function countsJson(d: readonly DetailCount[]) {
   return d.map((x) => ({ kind: x.kind, tool_name: x.toolName, count: x.count }));
 }
 
-/** SPEC §8 `throughline.recall.v1`. */
+/** `throughline.recall.v1` (docs/contract.md). */
 export function recallJson(
   mode: "l2" | "l1",
   req: RecallRequest,
@@ -216,7 +203,7 @@ function renderOther(r: DetailRow, max: number): string {
   return `[${formatClock(r.created_at)}]${label}${flag}\n${body.map((b) => capped(b, max)).join("\n→ ")}`;
 }
 
-function renderTurnDetails(rows: readonly DetailRow[], max: number, c: Style): string[] {
+function renderTurnDetails(rows: readonly DetailRow[], max: number, c: Colors): string[] {
   const groups = new Map<string, DetailRow[]>();
   for (const r of rows) {
     const title = KIND_TITLES[r.kind] ?? r.kind;
@@ -235,7 +222,7 @@ function renderTurnDetails(rows: readonly DetailRow[], max: number, c: Style): s
   return out;
 }
 
-export function renderDetail(view: DetailView, c: Style = PLAIN): string {
+export function renderDetail(view: DetailView, c: Colors = PLAIN_COLORS): string {
   const stamp = (ms: number) => `${formatDate(ms)} ${formatClock(ms)}`;
   const when = view.window
     ? stamp(view.window.from) === stamp(view.window.to)

@@ -54,6 +54,25 @@ export function migrate(db: Database, path: string): { status: MigrateStatus; fr
   return { status: "migrated", from, to: SCHEMA_VERSION };
 }
 
+/**
+ * Switching a new file to WAL needs every other connection out of the way, and SQLite answers
+ * "database is locked" at once instead of waiting on busy_timeout: several writers creating the
+ * database together (parallel hooks or replays on a fresh install) retry within the same bound.
+ */
+function enableWal(db: Database): void {
+  for (const deadline = Date.now() + BUSY_TIMEOUT_MS; ; ) {
+    try {
+      // A switch that cannot happen yet can also just answer the old mode: try again then too.
+      const row = db.query("PRAGMA journal_mode = WAL").get() as { journal_mode: string };
+      if (row.journal_mode.toLowerCase() === "wal") return;
+      if (Date.now() > deadline) throw new Error(`journal mode stays ${row.journal_mode}`);
+    } catch (err) {
+      if (!/locked|busy/i.test(String(err)) || Date.now() > deadline) throw err;
+    }
+    Bun.sleepSync(5 + Math.random() * 20);
+  }
+}
+
 /** Read-write connection for hooks and other writers; creates the directory (0700) and file (0600). */
 export function openForWrite(path: string): Database {
   const dir = dirname(path);
@@ -73,7 +92,7 @@ export function openForWrite(path: string): Database {
       throw futureSchema(path, version);
     }
     const mode = (db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
-    if (mode.toLowerCase() !== "wal") db.run("PRAGMA journal_mode = WAL");
+    if (mode.toLowerCase() !== "wal") enableWal(db);
     db.run("PRAGMA synchronous = NORMAL");
     db.run("PRAGMA foreign_keys = ON");
     migrate(db, path);

@@ -1,5 +1,5 @@
 /**
- * Output of `recall [words…]` (SPEC §7): the Markdown a model reads, and the
+ * Output of `recall [words…]` (docs/activity.md): the Markdown a model reads, and the
  * `throughline.activity.v1` JSON. Pure: a view model in, text out.
  */
 import {
@@ -189,7 +189,7 @@ function summaryText(v: ActivityView, s: SummaryFacts): string {
   return out.join("\n");
 }
 
-/** The Markdown of SPEC §7. */
+/** The Markdown docs/activity.md describes. */
 /** `command` is the invocation the hints are spelled with (core/invocation.ts). */
 export function renderActivity(v: ActivityView, command = "throughline"): string {
   if (v.empty) return emptyText(v, command);

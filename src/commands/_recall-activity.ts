@@ -3,12 +3,13 @@
  * words. Read-only. `recall.ts` owns the command line and calls this for the words mode.
  */
 import { resolve } from "node:path";
-import { ACTIVITY_ROWS, type ActivityQuery, ftsQuery, parseActivityQuery } from "../core/activity-query.ts";
+import { ACTIVITY_ROWS, type ActivityQuery, parseActivityQuery } from "../core/activity-query.ts";
 import { parseIsoInstant } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject, type JsonObject } from "../core/jsonl.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
+import { textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
 import { findProject, projectOf, type Scope } from "../db/project.ts";
@@ -123,7 +124,8 @@ function filterOf(
   any: boolean,
   ids: { lo: number; hi: number } | null,
 ): EventFilter {
-  const fts = ftsQuery(q.keywords, any);
+  // The index keeps no positions: its trigram match is verified by the substrings (docs/search.md).
+  const fts = textMatch(q.keywords, any);
   return {
     scope,
     ids,
@@ -131,8 +133,8 @@ function filterOf(
     from: q.range?.from ?? null,
     to: q.range?.to ?? null,
     match: fts.match,
-    // With OR, short words would turn back into a requirement: the long ones decide alone.
-    substrings: any && fts.match !== null ? [] : fts.substrings,
+    substrings: fts.substrings,
+    anySubstring: fts.anySubstring,
   };
 }
 

@@ -1,10 +1,12 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
-import { formatStamp, ftsQuery } from "../core/activity-query.ts";
+import { formatStamp } from "../core/activity-query.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import {
+  groupByTurn,
   isSearchKind,
+  type Ranked,
   rankCandidates,
   SEARCH_CANDIDATES,
   SEARCH_DEFAULT_LIMIT,
@@ -12,6 +14,7 @@ import {
   type SearchHit,
   type SearchKind,
   snippet,
+  textMatch,
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
@@ -51,6 +54,79 @@ function resolveScope(
 
 function detailCommand(h: SearchHit): string {
   return commandLine(selfInvocation(), "detail", new Date(h.at).toISOString(), "--session", h.session);
+}
+
+/** Every matching row of the scope, ranked best first (the newest SEARCH_CANDIDATES per index). */
+export function rankedMatches(
+  db: Database,
+  scope: Scope,
+  terms: readonly string[],
+  kinds: readonly SearchKind[],
+): { ranked: Ranked[]; capped: boolean; anyWord: boolean } {
+  const run = (any: boolean) => {
+    const q = { scope, ...textMatch(terms, any) };
+    const found = kinds.map((k) => searchCandidates(db, k, q, SEARCH_CANDIDATES));
+    const ranked = rankCandidates(
+      found.map((f) => f.candidates),
+      terms,
+    );
+    return { ranked, capped: found.some((f) => f.capped), anyWord: any };
+  };
+  const all = run(false);
+  if (all.ranked.length === 0 && terms.length > 1) {
+    const wider = run(true);
+    if (wider.ranked.length > 0) return wider;
+  }
+  return all;
+}
+
+/** A result: the best row of one turn, and how many rows of each kind matched there. */
+export interface TurnResult {
+  hit: SearchHit;
+  matched: { kind: SearchKind; label: string; rows: number }[];
+}
+
+/** The best `limit` turns for the terms (docs/search.md, "One result per turn"), with whether more matched. */
+export function searchTurns(
+  db: Database,
+  scope: Scope,
+  terms: readonly string[],
+  kinds: readonly SearchKind[],
+  limit: number,
+): { results: TurnResult[]; more: boolean; anyWord: boolean } {
+  const { ranked, capped, anyWord } = rankedMatches(db, scope, terms, kinds);
+  const groups = groupByTurn(ranked);
+  const shown = groups.slice(0, limit);
+  const hits = new Map<string, SearchHit>();
+  for (const k of kinds)
+    for (const h of searchHits(
+      db,
+      k,
+      shown.filter((g) => g.best.kind === k).map((g) => g.best),
+    ))
+      hits.set(`${h.kind}:${h.id}`, h);
+  const results: TurnResult[] = [];
+  for (const g of shown) {
+    const hit = hits.get(`${g.best.kind}:${g.best.id}`);
+    if (!hit) continue;
+    const matched: TurnResult["matched"] = [];
+    for (const m of g.members) {
+      const same = matched.find((x) => x.kind === m.kind && x.label === m.label);
+      if (same) same.rows++;
+      else matched.push({ kind: m.kind, label: m.label, rows: 1 });
+    }
+    results.push({ hit, matched });
+  }
+  return { results, more: groups.length > limit || capped, anyWord };
+}
+
+/** `L3 tool_output Bash ×2`: what else matched in a result's turn. */
+function alsoMatched(r: TurnResult): string | null {
+  const rest = r.matched
+    .map((m, i) => ({ ...m, rows: i === 0 ? m.rows - 1 : m.rows }))
+    .filter((m) => m.rows > 0)
+    .map((m) => `${KIND_LABEL[m.kind]} ${m.label}${m.rows > 1 ? ` ×${m.rows}` : ""}`);
+  return rest.length > 0 ? rest.join(", ") : null;
 }
 
 export default defineCommand({
@@ -100,35 +176,8 @@ export default defineCommand({
         },
         process.cwd(),
       );
-      const run = (any: boolean) => {
-        const fts = ftsQuery(terms, any);
-        const q = { scope, match: fts.match, substrings: any && fts.match !== null ? [] : fts.substrings };
-        const found = kinds.map((k) => searchCandidates(db, k, q, SEARCH_CANDIDATES));
-        const { ranked, more } = rankCandidates(
-          found.map((f) => f.candidates),
-          terms,
-          limit,
-        );
-        const hits = kinds
-          .flatMap((k) =>
-            searchHits(
-              db,
-              k,
-              ranked.filter((r) => r.kind === k),
-            ),
-          )
-          .sort((a, b) => a.score - b.score || b.ts - a.ts || b.id - a.id);
-        return { hits, more: more || found.some((f) => f.capped) };
-      };
-      let anyWord = false;
-      let res = run(false);
-      if (res.hits.length === 0 && terms.length > 1) {
-        const wider = run(true);
-        if (wider.hits.length > 0) {
-          res = wider;
-          anyWord = true;
-        }
-      }
+      const res = searchTurns(db, scope, terms, kinds, limit);
+      const anyWord = res.anyWord;
       const query = terms.join(" ");
       const moreCommand = commandLine(
         selfInvocation(),
@@ -148,7 +197,7 @@ export default defineCommand({
           any_word: anyWord,
           more: res.more,
           more_command: res.more ? moreCommand : null,
-          results: res.hits.map((h, i) => ({
+          results: res.results.map(({ hit: h, matched }, i) => ({
             rank: i + 1,
             kind: h.kind,
             label: h.label,
@@ -159,10 +208,12 @@ export default defineCommand({
             time: new Date(h.ts).toISOString(),
             detail_time: new Date(h.at).toISOString(),
             detail_command: detailCommand(h),
+            // Every row of the turn that matched, best first: the result stands for its turn.
+            matched,
           })),
         });
       const out: string[] = [`## Search: ${query}`];
-      if (res.hits.length === 0) {
+      if (res.results.length === 0) {
         out.push(
           `No match in ${label}${kinds.length === 1 ? ` (--kind ${kinds[0]})` : ""}.`,
           "",
@@ -175,18 +226,21 @@ export default defineCommand({
         `**Scope:** ${label} · best match first${anyWord ? " · no result held every word, showing results with any of them" : ""}`,
         "",
       );
-      res.hits.forEach((h, i) => {
+      res.results.forEach((r, i) => {
+        const h = r.hit;
         const turn = h.turnNumber === null ? "" : ` · turn ${h.turnNumber}`;
+        const also = alsoMatched(r);
         out.push(
           `${i + 1}. [${KIND_LABEL[h.kind]} ${h.label}] ${formatStamp(h.ts)} · session ${h.session}${turn}`,
           `   ${snippet(h.text, terms)}`,
+          ...(also ? [`   also in this turn: ${also}`] : []),
           `   → ${detailCommand(h)}`,
         );
       });
       if (res.more)
         out.push(
           "",
-          `*(showing ${res.hits.length}; more matched: \`${moreCommand}\`${kinds.length > 1 ? ", or narrow with --kind l2|l3|events" : ""})*`,
+          `*(showing ${res.results.length}; more matched: \`${moreCommand}\`${kinds.length > 1 ? ", or narrow with --kind l2|l3|events" : ""})*`,
         );
       console.log(out.join("\n"));
     } finally {

@@ -1,7 +1,8 @@
 /**
- * Pure parts of `throughline search` (SPEC §8): snippets cut from the stored text (the FTS
- * tables are contentless, so FTS5's own snippet() has nothing to cut from) and the merge of
- * ranked hits from the three indexes.
+ * Pure parts of `throughline search`: the trigram query and the substrings that verify it,
+ * snippets cut from the stored text (the FTS tables are contentless, so FTS5's own snippet()
+ * has nothing to cut from), the merge of ranked hits from the three indexes and their grouping
+ * by turn.
  */
 
 export const SEARCH_KINDS = ["l2", "l3", "events"] as const;
@@ -79,6 +80,10 @@ export interface SearchCandidate {
   head: string;
   length: number;
   ts: number;
+  /** `user`/`assistant`, an L3 kind and tool, or an event type. */
+  label: string;
+  /** `origin:turn_number` of the turn holding the row, null for rows outside any turn. */
+  turn: string | null;
 }
 
 export interface Ranked {
@@ -86,17 +91,106 @@ export interface Ranked {
   id: number;
   score: number;
   ts: number;
+  label: string;
+  turn: string | null;
+}
+
+/** Terms of at least this many characters are looked up in the trigram index. */
+const TRIGRAM_MIN = 3;
+
+/** A trigram as an FTS5 string: one token, so no phrase query (the indexes keep no positions). */
+function ftsToken(trigram: string): string {
+  return `"${trigram.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Non-overlapping trigrams covering a term, by code point (what the trigram tokenizer cuts):
+ * `refreshAccessToken` → ref, res, hAc, ces, sTo, ken. Every row holding the term holds
+ * them all; the few rows that hold them apart are removed by the substring test.
+ */
+export function termTrigrams(term: string): string[] {
+  const cps = [...term];
+  const out: string[] = [];
+  for (let i = 0; i + TRIGRAM_MIN <= cps.length; i += TRIGRAM_MIN) out.push(cps.slice(i, i + 3).join(""));
+  if (cps.length % TRIGRAM_MIN !== 0) out.push(cps.slice(cps.length - TRIGRAM_MIN).join(""));
+  return [...new Set(out)];
+}
+
+/** SQLite's lower(): ASCII letters only, so a term and `lower(text)` fold alike. */
+export function asciiLower(s: string): string {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/** How a query reads the trigram index, and what the caller must verify on the text. */
+export interface TextMatch {
+  /** FTS5 query of single trigrams (AND within a term), or null when every term is too short. */
+  match: string | null;
+  /** ASCII-lower-cased terms to find as substrings of the text (`lower(text)`). */
+  substrings: string[];
+  /** The text must hold any one of `substrings` rather than all of them. */
+  anySubstring: boolean;
+}
+
+/**
+ * The index query for terms (all must occur, or any with `any`). The FTS5 tables keep no
+ * positions (`detail=none`, docs/search.md), so a term is looked up
+ * by its covering trigrams and then verified as a substring of the row's text; that test is
+ * what makes a match exact. Case folding of the verification is ASCII-only, like SQLite's
+ * lower(). With `any`, terms too short for trigrams are dropped when a longer one exists
+ * (they would turn back into a requirement): the long ones decide alone.
+ */
+export function textMatch(terms: readonly string[], any = false): TextMatch {
+  const groups: string[] = [];
+  const long: string[] = [];
+  const short: string[] = [];
+  for (const t of terms) {
+    if ([...t].length < TRIGRAM_MIN) short.push(asciiLower(t));
+    else {
+      const grams = termTrigrams(t).map(ftsToken);
+      groups.push(grams.length > 1 && any ? `(${grams.join(" AND ")})` : grams.join(" AND "));
+      long.push(asciiLower(t));
+    }
+  }
+  if (groups.length === 0) return { match: null, substrings: short, anySubstring: false };
+  if (any) return { match: groups.join(" OR "), substrings: long, anySubstring: long.length > 1 };
+  return { match: groups.join(" AND "), substrings: [...long, ...short], anySubstring: false };
+}
+
+/** One result of a grouped search: the best row of a turn, and every row of it that matched. */
+export interface TurnGroup {
+  best: Ranked;
+  /** Every matching row of the turn, best first (the first is `best`). */
+  members: Ranked[];
+}
+
+/**
+ * One entry per turn, best first: a turn's prompt, reply, tool outputs and events would
+ * otherwise fill the top results with one turn. Rows outside any turn stand alone.
+ */
+export function groupByTurn(ranked: readonly Ranked[]): TurnGroup[] {
+  const groups: TurnGroup[] = [];
+  const byTurn = new Map<string, TurnGroup>();
+  for (const r of ranked) {
+    const g = r.turn === null ? undefined : byTurn.get(r.turn);
+    if (g) {
+      g.members.push(r);
+      continue;
+    }
+    const fresh = { best: r, members: [r] };
+    groups.push(fresh);
+    if (r.turn !== null) byTurn.set(r.turn, fresh);
+  }
+  return groups;
 }
 
 /**
  * Rank each index's candidates by BM25 (within the index: lengths differ by kind), then merge:
- * best first, ties newest first. Returns the best `limit` and whether more matched.
+ * best first, ties newest first. Returns every candidate in that order.
  */
 export function rankCandidates(
   lists: readonly (readonly SearchCandidate[])[],
   terms: readonly string[],
-  limit: number,
-): { ranked: Ranked[]; more: boolean } {
+): Ranked[] {
   const all: Ranked[] = [];
   for (const list of lists) {
     const scores = bm25Scores(
@@ -104,11 +198,11 @@ export function rankCandidates(
       terms,
     );
     list.forEach((c, i) => {
-      all.push({ kind: c.kind, id: c.id, score: scores[i]!, ts: c.ts });
+      all.push({ kind: c.kind, id: c.id, score: scores[i]!, ts: c.ts, label: c.label, turn: c.turn });
     });
   }
   all.sort((a, b) => a.score - b.score || b.ts - a.ts || b.id - a.id);
-  return { ranked: all.slice(0, limit), more: all.length > limit };
+  return all;
 }
 
 /** An event as searchable text: its summary, then the string and number values of its detail. */

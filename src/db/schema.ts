@@ -203,6 +203,72 @@ ALTER TABLE handoffs ADD COLUMN evidence TEXT;
   /* 3: the summarizer's daily ceiling counts today's rows per backend (README, "What the summarizer costs") */ `
 CREATE INDEX skeletons_backend_created ON skeletons(backend, created_at);
 `,
+  /* 4: full-text indexes without positions, and no index of Claude Code's own context snapshots (docs/search.md) */ `
+-- detail=none keeps one entry per (trigram, row) instead of every position: the indexes shrink
+-- to about a fifth. A term is then looked up by its trigrams and verified as a substring of
+-- the base row (src/db/queries/search.ts), which is what made the phrase query exact before.
+DROP TRIGGER bodies_fts_insert;
+DROP TRIGGER bodies_fts_delete;
+DROP TRIGGER bodies_fts_update;
+DROP TRIGGER details_fts_insert;
+DROP TRIGGER details_fts_delete;
+DROP TRIGGER events_fts_insert;
+DROP TRIGGER events_fts_delete;
+DROP TABLE bodies_fts;
+DROP TABLE details_fts;
+DROP TABLE events_fts;
+CREATE VIRTUAL TABLE bodies_fts USING fts5(text, tokenize = 'trigram', detail = none, content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE details_fts USING fts5(text, tokenize = 'trigram', detail = none, content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE events_fts USING fts5(text, tokenize = 'trigram', detail = none, content = '', contentless_delete = 1);
+
+INSERT INTO bodies_fts(rowid, text) SELECT id, text FROM bodies;
+-- Attachments Claude Code writes for itself (its system prompt, skill and agent listings,
+-- tool lists, environment and date snapshots: 2.1.332 repeats them every session) are stored
+-- but not indexed; nobody searches them, and they made up most of a new transcript's index.
+INSERT INTO details_fts(rowid, text)
+  SELECT id, substr(coalesce(tool_name, '') || ' ' || coalesce(input, '') || char(10) || coalesce(output, ''), 1, 32768)
+  FROM details
+  WHERE NOT (kind = 'attachment' AND coalesce(tool_name, '') IN ('prompt_snapshot', 'skill_listing',
+    'agent_listing_delta', 'deferred_tools_delta', 'mcp_instructions_delta', 'environment', 'model', 'auto_mode',
+    'session_context', 'date', 'date_change', 'remote_session_change', 'output_style', 'plan_mode', 'todo_reminder',
+    'task_reminder', 'critical_system_reminder', 'token_usage', 'budget_usd', 'companion_intro', 'invoked_skills'));
+INSERT INTO events_fts(rowid, text) SELECT id, type || ' ' || summary || char(10) || detail FROM events;
+INSERT INTO bodies_fts(bodies_fts) VALUES ('optimize');
+INSERT INTO details_fts(details_fts) VALUES ('optimize');
+INSERT INTO events_fts(events_fts) VALUES ('optimize');
+
+CREATE TRIGGER bodies_fts_insert AFTER INSERT ON bodies BEGIN
+  INSERT INTO bodies_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER bodies_fts_delete AFTER DELETE ON bodies BEGIN
+  DELETE FROM bodies_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER bodies_fts_update AFTER UPDATE OF text ON bodies BEGIN
+  DELETE FROM bodies_fts WHERE rowid = old.id;
+  INSERT INTO bodies_fts(rowid, text) VALUES (new.id, new.text);
+END;
+-- Only the first 32 KiB of a tool output is indexed: what people search is at the start, and
+-- without positions the rest would add little but time.
+CREATE TRIGGER details_fts_insert AFTER INSERT ON details
+WHEN NOT (new.kind = 'attachment' AND coalesce(new.tool_name, '') IN ('prompt_snapshot', 'skill_listing',
+    'agent_listing_delta', 'deferred_tools_delta', 'mcp_instructions_delta', 'environment', 'model', 'auto_mode',
+    'session_context', 'date', 'date_change', 'remote_session_change', 'output_style', 'plan_mode', 'todo_reminder',
+    'task_reminder', 'critical_system_reminder', 'token_usage', 'budget_usd', 'companion_intro', 'invoked_skills'))
+BEGIN
+  INSERT INTO details_fts(rowid, text) VALUES (new.id,
+    substr(coalesce(new.tool_name, '') || ' ' || coalesce(new.input, '') || char(10) || coalesce(new.output, ''), 1, 32768));
+END;
+-- A row that was never indexed has nothing to delete: FTS5 ignores the rowid.
+CREATE TRIGGER details_fts_delete AFTER DELETE ON details BEGIN
+  DELETE FROM details_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER events_fts_insert AFTER INSERT ON events BEGIN
+  INSERT INTO events_fts(rowid, text) VALUES (new.id, new.type || ' ' || new.summary || char(10) || new.detail);
+END;
+CREATE TRIGGER events_fts_delete AFTER DELETE ON events BEGIN
+  DELETE FROM events_fts WHERE rowid = old.id;
+END;
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,6 @@
 /**
- * `throughline search` (SPEC §8) on a small fixture session: identifiers in tool output,
- * file paths, Japanese and English phrases, best match first, scopes, kinds and limits.
+ * `throughline search` on a small fixture session: identifiers in tool output, file paths,
+ * Japanese and English phrases, best match first, one result per turn, scopes, kinds and limits.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ interface Result {
   time: string;
   detail_time: string;
   detail_command: string;
+  matched: { kind: "l2" | "l3" | "events"; label: string; rows: number }[];
 }
 
 describe("search", () => {
@@ -56,11 +57,16 @@ describe("search", () => {
     );
   });
 
-  test("a file path", () => {
+  test("a file path: the edit event, the Edit call and the outputs of turn 1 are one result", () => {
     const r = search("src/auth/token.ts").results;
-    expect(r.length).toBeGreaterThanOrEqual(3);
-    expect(r.map((x) => x.kind)).toContain("events");
-    for (const x of r) expect(x.snippet).toContain("src/auth/token.ts");
+    expect(r.length).toBe(1);
+    expect(r[0]!.turn_key).toBe(`${SESSION}:1`);
+    expect(r[0]!.snippet).toContain("src/auth/token.ts");
+    const kinds = r[0]!.matched.map((m) => m.kind);
+    expect(kinds).toContain("events");
+    expect(kinds).toContain("l3");
+    expect(r[0]!.matched[0]).toMatchObject({ kind: r[0]!.kind, label: r[0]!.label });
+    expect(r[0]!.matched.reduce((n, m) => n + m.rows, 0)).toBeGreaterThanOrEqual(3);
   });
 
   test("a Japanese phrase", () => {
@@ -78,14 +84,20 @@ describe("search", () => {
     expect(search("window", "skew", "clock").results[0]!.turn_key).toBe(`${SESSION}:2`);
   });
 
-  test("best match first", () => {
+  test("best match first, one result per turn", () => {
     // Turn 3's prompt is about the cart; turn 2's long answer mentions it once in passing.
     const r = search("cart", "--kind", "l2").results;
     expect(r.map((x) => [x.turn_key, x.label])).toEqual([
       [`${SESSION}:3`, "user"],
-      [`${SESSION}:3`, "assistant"],
       [`${SESSION}:2`, "assistant"],
     ]);
+    // turn 3's reply matched too: it is listed with the turn, not as a result of its own
+    expect(r[0]!.matched).toEqual([
+      { kind: "l2", label: "user", rows: 1 },
+      { kind: "l2", label: "assistant", rows: 1 },
+    ]);
+    const text = runCli(["search", "cart", "--kind", "l2", "--db", db, "--all"]).stdout;
+    expect(text).toContain("   also in this turn: L2 assistant\n");
   });
 
   test("--kind events searches the activity index only", () => {
@@ -94,15 +106,18 @@ describe("search", () => {
     expect(r[0]!.snippet).toContain("Committed 3c4d5e6 on feat/auth");
   });
 
-  test("--limit bounds the output and says how to get more", () => {
-    const j = search("token", "--limit", "2");
-    expect(j.results.length).toBe(2);
+  test("--limit bounds the turns shown and says how to get more", () => {
+    // "token" occurs in turns 1 and 2 only
+    expect(search("token").results.map((x) => x.turn_key)).toEqual([`${SESSION}:1`, `${SESSION}:2`]);
+    const j = search("token", "--limit", "1");
+    expect(j.results.length).toBe(1);
     expect(j.more).toBe(true);
-    expect(j.more_command).toBe(`${CLI_INVOCATION} search token --limit 4`);
-    const text = runCli(["search", "token", "--limit", "2", "--db", db, "--all"]).stdout;
+    expect(j.more_command).toBe(`${CLI_INVOCATION} search token --limit 2`);
+    const text = runCli(["search", "token", "--limit", "1", "--db", db, "--all"]).stdout;
     expect(text).toContain(
-      `*(showing 2; more matched: \`${CLI_INVOCATION} search token --limit 4\`, or narrow with --kind l2|l3|events)*`,
+      `*(showing 1; more matched: \`${CLI_INVOCATION} search token --limit 2\`, or narrow with --kind l2|l3|events)*`,
     );
+    expect(search("token", "--limit", "2").more).toBe(false);
   });
 
   test("words shorter than three characters still match", () => {

@@ -119,8 +119,13 @@ export interface EventFilter {
   match: string | null;
   /** Row id bounds of the scope's events: lets FTS5 skip the rest of its doclists. */
   ids?: { lo: number; hi: number } | null;
-  /** Lower-cased terms too short for the trigram index, matched as substrings. */
+  /**
+   * Lower-cased terms the text must hold as substrings (core/search.ts textMatch): the index
+   * keeps no positions, so its trigram match is verified here.
+   */
   substrings: readonly string[];
+  /** Any one of `substrings` is enough (keywords matched with OR). */
+  anySubstring?: boolean;
 }
 
 interface Built {
@@ -166,11 +171,13 @@ function build(f: EventFilter): Built {
       params.hi = f.ids.hi;
     }
   }
-  f.substrings.forEach((s, i) => {
-    // Fragment names come from the loop index, never from the value.
-    parts.push(`instr(lower(e.summary || ' ' || e.detail), $sub${i}) > 0`);
+  const tests = f.substrings.map((s, i) => {
+    // Fragment names come from the loop index, never from the value. The text is the one
+    // events_fts indexes, so the test agrees with the index on what a row holds.
     params[`sub${i}`] = s;
+    return `instr(lower(e.type || ' ' || e.summary || char(10) || e.detail), $sub${i}) > 0`;
   });
+  if (tests.length > 0) parts.push(f.anySubstring ? `(${tests.join(" OR ")})` : tests.join(" AND "));
   return { from, where: parts.join(" AND "), params };
 }
 

@@ -1,20 +1,24 @@
 /**
- * Full-text search over L2 (bodies), L3 (details) and events (SPEC §8). The FTS5 tables are
- * contentless trigram indexes whose rowid is the base row's id. A search runs in two steps:
- * the index finds the newest matching rows of the scope (cheap: doclists are walked in rowid
- * order and stop at the cap), the caller ranks them (BM25, see core/search.ts), and the base
- * rows of the best ones supply the text for snippets and the turn for `detail`.
+ * Full-text search over L2 (bodies), L3 (details) and events. The FTS5 tables are contentless
+ * trigram indexes without positions (`detail=none`) whose rowid is the base row's id. A search
+ * runs in two steps: the index finds the newest rows of the scope holding every trigram of the
+ * terms (cheap: doclists are walked in rowid order and stop at the cap) and the substring test
+ * on the base row keeps those that really hold the terms; the caller ranks them (BM25, see
+ * core/search.ts) and groups them by turn, and the base rows of the best ones supply the text
+ * for snippets and the turn for `detail`.
  */
 import type { Database } from "bun:sqlite";
-import { eventText, type SearchCandidate, type SearchHit, type SearchKind } from "../../core/search.ts";
+import {
+  eventText,
+  type SearchCandidate,
+  type SearchHit,
+  type SearchKind,
+  type TextMatch,
+} from "../../core/search.ts";
 import type { Scope } from "../project.ts";
 
-export interface SearchQuery {
+export interface SearchQuery extends TextMatch {
   scope: Scope;
-  /** FTS5 query (terms already quoted), or null when every term is too short for trigrams. */
-  match: string | null;
-  /** Lower-cased terms matched as substrings of the text. */
-  substrings: readonly string[];
 }
 
 /** How much of a row is scanned to rank it; its full length still counts. */
@@ -30,6 +34,10 @@ interface IndexSql {
   ts: string;
   chain: string;
   project: string;
+  /** What a hit is called (role, L3 kind and tool, event type). */
+  label: string;
+  /** `origin:turn_number` of the row's turn, or NULL. */
+  turn: string;
   hit: string;
 }
 
@@ -42,6 +50,8 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
     chain: "b.turn_id IN (SELECT id FROM turns WHERE session_id = $scope)",
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
+    label: "b.role",
+    turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
     hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, t.session_id AS session,
             t.origin_session_id AS origin, t.turn_number, t.started_at AS at, t.started_at AS ts
           FROM bodies b JOIN turns t ON t.id = b.turn_id`,
@@ -57,6 +67,8 @@ const INDEXES: Record<SearchKind, IndexSql> = {
              OR (d.turn_id IS NULL AND d.origin_session_id IN
                  (SELECT origin_session_id FROM turns WHERE session_id = $scope UNION SELECT $scope)))`,
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
+    label: "d.kind || coalesce(' ' || d.tool_name, '')",
+    turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
     hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
             substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
             coalesce(t.session_id, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
@@ -71,6 +83,8 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     ts: "e.ts",
     chain: "e.session_id = $scope",
     project: "e.project = $scope",
+    label: "e.type",
+    turn: "e.origin_session_id || ':' || e.turn_number",
     hit: `SELECT e.id, e.type AS label, e.summary || char(10) || e.detail AS text, e.session_id AS session,
             e.origin_session_id AS origin, e.turn_number, coalesce(t.started_at, e.ts) AS at, e.ts AS ts
           FROM events e LEFT JOIN turns t ON t.origin_session_id = e.origin_session_id AND t.turn_number = e.turn_number`,
@@ -102,12 +116,14 @@ export function searchCandidates(
   const ix = INDEXES[kind];
   const params: Record<string, string | number> = { cap: Math.max(0, Math.floor(cap)) + 1, head: RANK_HEAD };
   const where = scopeWhere(ix, q.scope, params);
-  q.substrings.forEach((s, i) => {
+  const tests = q.substrings.map((s, i) => {
     // Parameter names come from the loop index; the values are bound.
-    where.push(`instr(lower(${ix.text}), $sub${i}) > 0`);
     params[`sub${i}`] = s;
+    return `instr(lower(${ix.text}), $sub${i}) > 0`;
   });
-  const select = `SELECT ${ix.alias}.id AS id, substr(${ix.text}, 1, $head) AS head, length(${ix.text}) AS length, ${ix.ts} AS ts`;
+  if (tests.length > 0) where.push(q.anySubstring ? `(${tests.join(" OR ")})` : tests.join(" AND "));
+  const select = `SELECT ${ix.alias}.id AS id, substr(${ix.text}, 1, $head) AS head, length(${ix.text}) AS length,
+    ${ix.ts} AS ts, ${ix.label} AS label, ${ix.turn} AS turn`;
   let sql: string;
   if (q.match !== null) {
     params.match = q.match;
@@ -121,7 +137,14 @@ export function searchCandidates(
   }
   const rows = db
     .query<
-      { id: number; head: string | null; length: number | null; ts: number | null },
+      {
+        id: number;
+        head: string | null;
+        length: number | null;
+        ts: number | null;
+        label: string;
+        turn: string | null;
+      },
       Record<string, string | number>
     >(sql)
     .all(params);
@@ -133,6 +156,8 @@ export function searchCandidates(
       head: r.head ?? "",
       length: r.length ?? 0,
       ts: r.ts ?? 0,
+      label: r.label,
+      turn: r.turn,
     })),
     capped,
   };

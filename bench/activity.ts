@@ -1,5 +1,5 @@
 /**
- * Benches of the activity index and search (SPEC §10), called by bench/run.ts:
+ * Benches of the activity index and search (docs/contract.md#performance), called by bench/run.ts:
  * `hook post-tool-use` (goal ≤ 2× floor), and `search <words>` / `recall <words>` on a
  * generated database of 100,000 turns and ~500,000 events (goal ≤ 5× floor). The database is
  * generated with SQL (recursive CTEs) once and reused while its content version holds.

@@ -1,5 +1,5 @@
 /**
- * Benches of the push and the pull commands (SPEC §10), called by bench/run.ts:
+ * Benches of the push and the pull commands (docs/contract.md#performance), called by bench/run.ts:
  * - `benchPull`: median time of `context`, the baked `recall --l2` / `recall --l1`, and
  *   `detail` on a generated 100,000-turn database, each as a ratio to the floor (goal ≤ 3×);
  * - `budgetFill`: chars pushed / 9,500 and turns pushed over every corpus session, with the

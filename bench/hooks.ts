@@ -1,4 +1,4 @@
-/** Hook timings (SPEC §10): the prompt path and the Stop path, cold processes of the compiled binary. */
+/** Hook timings (docs/contract.md#performance): the prompt path and the Stop path, cold processes of the compiled binary. */
 import {
   closeSync,
   copyFileSync,

@@ -1,5 +1,5 @@
 /**
- * Capture (SPEC §3): the I/O shell around the pure assembler. Reads a transcript from where
+ * Capture (docs/contract.md#capture): the I/O shell around the pure assembler. Reads a transcript from where
  * the last ingest stopped, re-reading only the open (last) turn, and writes turns, L2 and L3
  * in one short transaction. Every run is idempotent: a turn is upserted by its key and its L3
  * rows are replaced, so a crash at any point converges on the next run.

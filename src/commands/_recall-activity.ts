@@ -1,5 +1,5 @@
 /**
- * `recall [words…]` without `--l1`/`--l2` (SPEC §7): the activity index queried in plain
+ * `recall [words…]` without `--l1`/`--l2` (docs/activity.md): the activity index queried in plain
  * words. Read-only. `recall.ts` owns the command line and calls this for the words mode.
  */
 import { resolve } from "node:path";

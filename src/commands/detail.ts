@@ -13,7 +13,7 @@ export const DETAIL_LIMIT = 5;
 export const DETAIL_MAX_CHARS = 4000;
 
 /**
- * `detail <when>` (SPEC §8): whole turns (both L2 rows) and all their L3, grouped by kind.
+ * `detail <when>` (docs/contract.md#pulls-read-only): whole turns (both L2 rows) and all their L3, grouped by kind.
  * Clock times are placed on the dates the scope's turns really have, newest first.
  */
 export default defineCommand({

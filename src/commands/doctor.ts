@@ -6,7 +6,7 @@ import { formatIso } from "../core/clock.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
-import { COMMAND_MARKER, HOOK_SPECS, hookProgram, missingRules, registeredHooks } from "../core/settings.ts";
+import { COMMAND_MARKER, hookProgram, missingRules, OUR_HOOKS, registeredHooks } from "../core/settings.ts";
 import { openForRead } from "../db/open.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
@@ -85,7 +85,7 @@ function hookChecks(settingsPaths: string[]): Check[] {
       checks.push({ name: "settings", ok: false, detail: errorLine(err), fix: `fix the JSON in ${file}` });
     }
   }
-  for (const spec of HOOK_SPECS) {
+  for (const spec of OUR_HOOKS) {
     const hits = found.filter((f) => f.event === spec.event);
     if (hits.length === 0) {
       checks.push({
@@ -108,7 +108,7 @@ function hookChecks(settingsPaths: string[]): Check[] {
       });
     }
   }
-  if (HOOK_SPECS.some((spec) => found.filter((f) => f.event === spec.event).length > 1))
+  if (OUR_HOOKS.some((spec) => found.filter((f) => f.event === spec.event).length > 1))
     checks.push({
       name: "duplicate hooks",
       ok: false,

@@ -10,7 +10,7 @@ import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 
 /**
- * `note --decision "<text>"` (SPEC §7): the model records a decision in the activity index
+ * `note --decision "<text>"` (docs/activity.md): the model records a decision in the activity index
  * explicitly. A writer: the note goes to the given session, else to the most recently active
  * chain of the current project.
  */

@@ -9,9 +9,9 @@ import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { parseBefore, parseCount, terminalColors } from "./_pull-args.ts";
 
 /**
- * `recall --l2 …` / `recall --l1 …` (SPEC §8): the turns a push left out, selected only by the
+ * `recall --l2 …` / `recall --l1 …` (docs/contract.md#pulls-read-only): the turns a push left out, selected only by the
  * arguments the push baked in (session, boundary, counts), so the answer never changes as the
- * chain grows. Without `--l1`/`--l2`, `recall` queries the activity index (SPEC §7).
+ * chain grows. Without `--l1`/`--l2`, `recall` queries the activity index (docs/activity.md).
  */
 export default defineCommand({
   meta: {

@@ -1,5 +1,5 @@
 /**
- * `recall [words…]` (SPEC §7): plain words in, a structured activity query out. Type words
+ * `recall [words…]` (docs/activity.md): plain words in, a structured activity query out. Type words
  * pick event types, time phrases pick a range relative to `now`, everything else (minus stop
  * words) is a keyword. Pure: calendar days are those of the process time zone (`TZ`), like
  * every clock time throughline prints.

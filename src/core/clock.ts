@@ -1,5 +1,5 @@
 /**
- * Times as people and models read them, and `detail <when>` parsing (SPEC §8). Pure.
+ * Times as people and models read them, and `detail <when>` parsing (docs/contract.md#pulls-read-only). Pure.
  *
  * Clock times are UTC everywhere (push, pulls, `detail` input), and say so. Two reasons:
  * a `[HH:MM:SS]` handle baked into a push must find the same turn whatever the time zone of

@@ -1,5 +1,5 @@
 /**
- * The push (SPEC §4.2–§4.4): chain rows in, the resume context text and its stats out. Pure.
+ * The push (docs/contract.md#the-push): chain rows in, the resume context text and its stats out. Pure.
  *
  * Budget: the whole text is at most CONTEXT_BUDGET JavaScript characters in every case,
  * because Claude Code swaps a longer context for a file stub the model cannot see. Header,
@@ -70,7 +70,7 @@ export interface ContextInput {
   fallbackReply: { text: string; at: number } | null;
 }
 
-/** SPEC §4.4: recorded per push; also printed by `context --json`. */
+/** docs/contract.md#the-push: recorded per push; also printed by `context --json`. */
 export interface ContextStats {
   total_chars: number;
   budget: number;

@@ -1,5 +1,5 @@
 /**
- * Which user entries are the person's own words (SPEC §1), and how to render them.
+ * Which user entries are the person's own words (docs/contract.md#words), and how to render them.
  */
 
 /** Text that Claude Code inserts into the user role; never the person's words. */
@@ -49,7 +49,7 @@ export function renderSlashCommand(text: string): string | null {
   return args ? `${slash} ${args}` : slash;
 }
 
-/** `<private>…</private>` spans are never stored (SPEC §3). */
+/** `<private>…</private>` spans are never stored (docs/contract.md#capture). */
 export function dropPrivate(text: string): string {
   return text.includes("<private>") ? text.replace(PRIVATE_SPAN, "[private]") : text;
 }

@@ -1,5 +1,5 @@
 /**
- * Claude Code settings.json editing (SPEC §9), pure: settings object in, settings object out.
+ * Claude Code settings.json editing (docs/contract.md#hooks), pure: settings object in, settings object out.
  * Only entries whose command is ours are touched; every other setting and hook is kept.
  */
 import { isObject, type Json, type JsonObject } from "./jsonl.ts";
@@ -13,7 +13,7 @@ export interface HookSpec {
 }
 
 /** Stop, PostToolUse and SubagentStop never make the user wait; the prompt-path hooks are fast. */
-export const HOOK_SPECS: readonly HookSpec[] = [
+export const OUR_HOOKS: readonly HookSpec[] = [
   { event: "SessionStart", sub: "session-start", async: false, timeout: 10 },
   { event: "UserPromptSubmit", sub: "user-prompt-submit", async: false, timeout: 10 },
   { event: "Stop", sub: "stop", async: true, timeout: 30 },
@@ -77,7 +77,7 @@ function isOurHook(h: Json): boolean {
 export function mergeHooks(settings: JsonObject, invocation: string): JsonObject {
   const out: JsonObject = structuredClone(settings);
   const hooks: JsonObject = isObject(out.hooks) ? out.hooks : {};
-  for (const spec of HOOK_SPECS) {
+  for (const spec of OUR_HOOKS) {
     const entry = ourEntry(spec, invocation);
     let placed = false;
     const groups: Json[] = [];

@@ -1,5 +1,5 @@
 /**
- * PostToolUse (async, SPEC §7): record the activity of one tool call as it happens. The turn
+ * PostToolUse (async, docs/activity.md): record the activity of one tool call as it happens. The turn
  * number is not known yet (the turn is ingested at Stop); the transcript capture fills it in
  * later under the same tool_use_id key, so the two paths never duplicate an event.
  */

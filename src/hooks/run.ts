@@ -1,5 +1,5 @@
 /**
- * Hook contract (SPEC §9): read one JSON payload from stdin, never exit 2 (that would block
+ * Hook contract (docs/contract.md#hooks): read one JSON payload from stdin, never exit 2 (that would block
  * the user), and on any internal error print one line to stderr, record it in `hook_errors`
  * and exit 1 (Claude Code shows a non-blocking notice). This file is on the hot path of every
  * prompt: it imports only core, db and bun built-ins, and writes with Bun.write/console.

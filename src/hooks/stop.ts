@@ -9,7 +9,7 @@ import { recordHookError, resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./run.ts";
 
-/** SPEC §3 flush race: Claude Code may fire Stop before the last text reaches the file. */
+/** docs/contract.md#capture flush race: Claude Code may fire Stop before the last text reaches the file. */
 export const FLUSH_WAIT_MS = 2000;
 const POLL_MS = 50;
 

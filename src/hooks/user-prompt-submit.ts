@@ -26,7 +26,7 @@ export function nothingToHandOver(path: string, sessionId: string, payload: Hook
 }
 
 /**
- * The first prompt of a session proves it is real (SPEC §4.1): consume the pending handoff,
+ * The first prompt of a session proves it is real (docs/contract.md#the-push): consume the pending handoff,
  * merge the predecessor's chain and print the push. Every later prompt costs one indexed lookup
  * and prints nothing; the handoff code is loaded only when there is a handoff to do. `/tl`
  * stores a baton after that step, so a session never takes its own.

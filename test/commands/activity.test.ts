@@ -1,5 +1,5 @@
 /**
- * `recall [words…]` (SPEC §7) on a fixture with known events: every query mode and their
+ * `recall [words…]` (docs/activity.md) on a fixture with known events: every query mode and their
  * combinations, the 20-row cap, time phrases relative to --now across a UTC midnight, the
  * empty-index and no-match messages, and no duplicates between the hook and a replay.
  */

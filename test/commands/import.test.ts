@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { projectFolder } from "../../src/commands/import.ts";
 import { FIXTURES, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
-describe("import (SPEC §3)", () => {
+describe("import (docs/contract.md#capture)", () => {
   function history(root: string) {
     const projects = join(root, "claude", "projects");
     const a = join(projects, projectFolder("/home/dev/todo-api"));

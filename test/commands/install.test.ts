@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { selfInvocation } from "../../src/core/invocation.ts";
 import {
-  HOOK_SPECS,
   isOurCommand,
   mergeHooks,
   mergePermissions,
   missingRules,
+  OUR_HOOKS,
   permissionRules,
   READ_ONLY_COMMANDS,
   removeHooks,
@@ -39,7 +39,7 @@ function setup(dir: string, settings: unknown | string) {
   return { claude, file, env, read: () => JSON.parse(readFileSync(file, "utf8")) };
 }
 
-describe("install / uninstall (SPEC §9)", () => {
+describe("install / uninstall (docs/contract.md#hooks)", () => {
   test("keeps every foreign setting and hook; twice = once; uninstall restores the original", () => {
     using dir = tempDir();
     const s = setup(dir.path, FOREIGN);
@@ -233,7 +233,7 @@ describe("install / uninstall (SPEC §9)", () => {
     expect(manifest.hooks).toBeUndefined();
     // One hook list: the plugin registers every hook install does, plus its PreToolUse.
     const hooks = JSON.parse(readFileSync(join(PLUGIN_DIR, "hooks", "hooks.json"), "utf8")).hooks;
-    expect(Object.keys(hooks).sort()).toEqual([...HOOK_SPECS.map((h) => h.event), "PreToolUse"].sort());
+    expect(Object.keys(hooks).sort()).toEqual([...OUR_HOOKS.map((h) => h.event), "PreToolUse"].sort());
   });
 
   test("the plugin's bundle was built from the sources as they are", () => {

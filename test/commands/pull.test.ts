@@ -197,7 +197,7 @@ describe("chains", () => {
         .user(isoAt(T, 3_600_000 + i * 60_000), `next ${i + 1} ${"n".repeat(700)}`)
         .say(isoAt(T, 3_600_000 + i * 60_000 + 5000), `reply ${"r".repeat(700)}`);
     using f = build([prev, next]);
-    // Merge by re-parenting, as the handoff does (SPEC §5).
+    // Merge by re-parenting, as the handoff does (docs/contract.md#handoff).
     const db = openForWrite(f.db);
     mergeChain(db, "prev", "next");
     db.close();

@@ -101,7 +101,7 @@ function randomInput(rnd: () => number): ContextInput {
 /** What the generated inputs exercised, so the property test cannot pass vacuously. */
 const seen = { empty: 0, all: 0, partial: 0, none: 0, truncated: 0, tie: 0, clamped: 0 };
 
-/** Every property of SPEC §4.3 on one input. */
+/** Every property of docs/contract.md#the-push on one input. */
 function checkProperties(input: ContextInput): void {
   const out = renderContext(input, LONG_CMD);
   const { text, stats } = out;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { classifyPromptText, renderSlashCommand, stripIdeBlocks } from "../../src/core/prompt.ts";
 
-describe("classifyPromptText (SPEC §1)", () => {
+describe("classifyPromptText (docs/contract.md#words)", () => {
   const cases: [string, string, "human" | "machine" | "empty", string?][] = [
     ["plain prompt", "Fix the login bug", "human", "Fix the login bug"],
     ["interrupt marker", "[Request interrupted by user]", "machine"],

@@ -1,5 +1,5 @@
 /**
- * The activity index on real transcripts (SPEC §7), counted independently from the raw JSONL:
+ * The activity index on real transcripts (docs/activity.md), counted independently from the raw JSONL:
  * every successful file-changing call is one file_edit/file_create event, every successful
  * Bash `git commit` one git_commit event, and every failed tool result has an error event.
  */

@@ -1,5 +1,5 @@
 /**
- * Continuity on real data (SPEC §4.3, §8): for every main-session transcript of the shared
+ * Continuity on real data (docs/contract.md#the-push): for every main-session transcript of the shared
  * corpus, after replay, the pushed turns, the turns returned by the `recall --l2` command
  * baked into the push text and those returned by the baked `recall --l1` command are
  * disjoint and together are every turn of the chain, in order. The commands are run exactly

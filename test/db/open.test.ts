@@ -24,7 +24,7 @@ describe("database module", () => {
     db.close();
   });
 
-  test("schema has every table of SPEC §2, and user_version is current", () => {
+  test("schema has every table of docs/contract.md#storage, and user_version is current", () => {
     using dir = tempDir();
     const db = openForWrite(join(dir.path, "tl.db"));
     const names = (

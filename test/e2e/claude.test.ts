@@ -303,13 +303,13 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
       expect(findTranscript(h, oldId)).not.toBe(findTranscript(h, newId));
       expect(storedTurns(h, oldId).map((t) => t.user)).toEqual([first]);
       // /clear itself is written at the top of the new transcript, as a typed slash command:
-      // SPEC §1 makes that a human prompt of the new session.
+      // docs/contract.md#words makes that a human prompt of the new session.
       expect(storedTurns(h, newId).map((t) => t.user)).toEqual(["/clear", second]);
       // Claude Code itself forgets on /clear: the new session's request carries no earlier reply.
       const req = sessionRequests(h, newId)[0]!;
       expect(req.body!.messages!.some((m) => m.role === "assistant")).toBe(false);
       expect(lastPrompt(req.body!)).toBe(second);
-      // The hook payloads carry what SPEC §12 says they do.
+      // The hook payloads carry what docs/testing.md says they do.
       const start = hookEvents(h, "SessionStart", newId)[0]!.payload;
       expect(start.transcript_path).toBe(findTranscript(h, newId)!);
       expect(start.cwd).toBe(h.project);
@@ -352,7 +352,7 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
 
       const transcript = readTranscript(findTranscript(h, sid)!);
       expect(transcript.some((e) => e.type === "system" && e.subtype === "compact_boundary")).toBe(true);
-      // SPEC §1: the typed /compact is a human prompt; the summary Claude Code wrote is not.
+      // docs/contract.md#words: the typed /compact is a human prompt; the summary Claude Code wrote is not.
       expect(storedTurns(h, sid).map((t) => t.user)).toEqual([one, two, "/compact", three]);
       const summaries = queryDb(
         h,

@@ -175,7 +175,7 @@ export async function createHome(opts: E2EHomeOptions = {}): Promise<E2EHome> {
   };
 }
 
-/** Claude Code hook events throughline registers (SPEC §9), with the async ones flagged. */
+/** Claude Code hook events throughline registers (docs/contract.md#hooks), with the async ones flagged. */
 export const HOOK_EVENTS = [
   { event: "SessionStart", cli: "session-start", async: false },
   { event: "UserPromptSubmit", cli: "user-prompt-submit", async: false },
@@ -264,7 +264,7 @@ export function runThroughline(
  * `auto` runs the real `throughline install` on top of the recorder entries (which also proves
  * install keeps foreign hooks); it falls back to `manual` only in a checkout without the
  * install command. The harness was written before install existed: `manual` writes what
- * SPEC §9 says install writes for a checkout, and can be deleted once nobody needs to test
+ * docs/contract.md#hooks says install writes for a checkout, and can be deleted once nobody needs to test
  * a tree without install.
  */
 export function installHooks(h: E2EHome, mode: HookMode = "auto", opts: { record?: boolean } = {}): HookMode {

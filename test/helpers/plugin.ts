@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { HOOK_SPECS, type HookSpec, hookCommand, slashCommands } from "../../src/core/settings.ts";
+import { type HookSpec, hookCommand, OUR_HOOKS, slashCommands } from "../../src/core/settings.ts";
 import { VERSION } from "../../src/version.ts";
 
 export const REPO_DIR = join(import.meta.dir, "..", "..");
@@ -21,8 +21,8 @@ export const PLUGIN_INVOCATION = `bun "\${CLAUDE_PLUGIN_ROOT}/${BUNDLE}"`;
  * A plugin cannot write allow rules: its PreToolUse hook allows the read-only pulls instead
  * (src/hooks/pre-tool-use.ts). Settings installs use rules and do not register it.
  */
-export const PLUGIN_HOOK_SPECS: readonly HookSpec[] = [
-  ...HOOK_SPECS,
+export const PLUGIN_HOOKS: readonly HookSpec[] = [
+  ...OUR_HOOKS,
   { event: "PreToolUse", sub: "pre-tool-use", async: false, timeout: 5, matcher: "Bash" },
 ];
 
@@ -61,7 +61,7 @@ export async function buildBundle(): Promise<string> {
 
 export function pluginFiles(): Record<string, string> {
   const hooks: Record<string, unknown[]> = {};
-  for (const s of PLUGIN_HOOK_SPECS) {
+  for (const s of PLUGIN_HOOKS) {
     const entry: Record<string, unknown> = {
       type: "command",
       command: hookCommand(PLUGIN_INVOCATION, s.sub, "linux"),

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { count, REPO, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
-// SPEC §11: several sessions' hooks write at once; none is lost, none fails with "database is locked".
+// docs/contract.md#reliability: several sessions' hooks write at once; none is lost, none fails with "database is locked".
 describe("concurrent writers", () => {
   test("8 sessions' Stop hooks at the same moment all land", async () => {
     using dir = tempDir();

@@ -33,7 +33,7 @@ function sid(n: number): string {
   return `${String(n).repeat(8)}-aaaa-4bbb-8ccc-${String(n).repeat(12)}`;
 }
 
-describe("lifecycle: /clear auto handoff (SPEC §4.1)", () => {
+describe("lifecycle: /clear auto handoff (docs/contract.md#the-push)", () => {
   test("SessionStart(clear) + ghost, then the first prompt gets the push; later prompts get nothing", async () => {
     using dir = tempDir();
     const h = new HookDriver(dir.path);
@@ -138,7 +138,7 @@ describe("lifecycle: /clear auto handoff (SPEC §4.1)", () => {
   });
 });
 
-describe("lifecycle: /tl baton (SPEC §5)", () => {
+describe("lifecycle: /tl baton (docs/contract.md#handoff)", () => {
   async function batonThenNewSession(gapMs: number) {
     using dir = tempDir();
     const h = new HookDriver(dir.path);

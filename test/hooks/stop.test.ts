@@ -29,7 +29,7 @@ function onlyHookErrors(dbPath: string): { errors: number; other: number } {
   }
 }
 
-describe("hook stop: contract (SPEC §9)", () => {
+describe("hook stop: contract (docs/contract.md#hooks)", () => {
   for (const [name, stdin] of [
     ["not JSON", "{nope"],
     ["empty", ""],
@@ -215,7 +215,7 @@ describe("hook stop: contract (SPEC §9)", () => {
   });
 });
 
-describe("hook stop: flush race (SPEC §3)", () => {
+describe("hook stop: flush race (docs/contract.md#capture)", () => {
   test("waits for last_assistant_message to reach the file, then stores it", async () => {
     using dir = tempDir();
     const env = envFor(dir.path);
@@ -296,7 +296,7 @@ describe("hook stop: repeated Stops", () => {
   });
 });
 
-describe("L1 summaries (SPEC §6)", () => {
+describe("L1 summaries (docs/contract.md#l1-summaries)", () => {
   test("past 20 turns, each Stop summarises the oldest unsummarised turn (extractive backend)", async () => {
     using dir = tempDir();
     const env = { ...envFor(dir.path), THROUGHLINE_SUMMARIZER: "extractive" };

@@ -1,5 +1,5 @@
 /**
- * Reads of a session chain for the push and the pull commands (SPEC §4, §8). `turns.session_id`
+ * Reads of a session chain for the push and the pull commands (docs/contract.md#the-push). `turns.session_id`
  * is the live end of the chain each turn belongs to. Every query orders turns the same way,
  * `started_at, origin_session_id, turn_number` (the `turns_session_started` index), so the
  * push, `recall --l2` and `recall --l1` agree on what "before the boundary" and "newest" mean.

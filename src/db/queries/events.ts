@@ -1,5 +1,5 @@
 /**
- * The activity index (SPEC §7): writes from the PostToolUse hook and from capture, reads for
+ * The activity index (docs/activity.md): writes from the PostToolUse hook and from capture, reads for
  * `recall [words…]`. Both writers key an event on its tool_use_id, so whichever comes second
  * adds nothing, except the turn number (and transcript time) the hook could not know.
  */

@@ -213,7 +213,7 @@ export function clearLinksOf(db: Database, sessionId: string): ClearLinkRow[] {
     .all({ id: sessionId });
 }
 
-/** One push: the stats of SPEC §4.4, as stored (SQLite has no boolean). */
+/** One push: the stats of docs/contract.md#the-push, as stored (SQLite has no boolean). */
 export type InjectionRow = Omit<ContextStats, "truncated_newest"> & {
   session_id: string;
   created_at: number;

@@ -283,26 +283,3 @@ export function coveringTrigrams(term: string): string[] {
   if (term.length % 3 !== 0) out.push(term.slice(term.length - 3));
   return [...new Set(out)];
 }
-
-/**
- * FTS5 query for terms (all must match, or any with `any`); null when no term is long enough
- * for the trigram index. `substrings` are lower-cased terms the caller must also find as
- * substrings of the text: those too short for trigrams, and long ASCII terms queried by their
- * covering trigrams (all-words queries only; case folding of `lower()` is ASCII-only).
- */
-export function ftsQuery(
-  terms: readonly string[],
-  any = false,
-): { match: string | null; substrings: string[] } {
-  const parts: string[] = [];
-  const substrings: string[] = [];
-  for (const t of terms) {
-    const n = [...t].length;
-    if (n < TRIGRAM_MIN) substrings.push(t.toLowerCase());
-    else if (!any && n >= CHUNK_MIN && /^[\x20-\x7e]+$/.test(t)) {
-      parts.push(coveringTrigrams(t).map(ftsLiteral).join(" AND "));
-      substrings.push(t.toLowerCase());
-    } else parts.push(ftsLiteral(t));
-  }
-  return { match: parts.length > 0 ? parts.join(any ? " OR " : " AND ") : null, substrings };
-}

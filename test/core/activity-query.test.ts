@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { coveringTrigrams, ftsQuery, parseActivityQuery } from "../../src/core/activity-query.ts";
+import { parseActivityQuery } from "../../src/core/activity-query.ts";
 
 const NOW = Date.parse("2026-03-02T00:10:00.000Z"); // TZ=UTC in tests (test/setup.ts)
 const at = (iso: string) => Date.parse(iso);
@@ -55,27 +55,5 @@ describe("parseActivityQuery", () => {
 
   test("the text is the words as given", () => {
     expect(parseActivityQuery(["errors", "today"], NOW).text).toBe("errors today");
-  });
-});
-
-describe("ftsQuery", () => {
-  test("terms are quoted FTS5 phrases; short ones are substrings", () => {
-    expect(ftsQuery(["auth", 'a"b', "db"])).toEqual({ match: '"auth" AND "a""b"', substrings: ["db"] });
-    expect(ftsQuery(["auth", "token"], true).match).toBe('"auth" OR "token"');
-    expect(ftsQuery(["ab"])).toEqual({ match: null, substrings: ["ab"] });
-    expect(ftsQuery(["認証"]).substrings).toEqual(["認証"]);
-    expect(ftsQuery(["認証局"]).match).toBe('"認証局"');
-  });
-
-  test("long ASCII terms: covering trigrams, verified as substrings", () => {
-    expect(coveringTrigrams("refreshAccessToken")).toEqual(["ref", "res", "hAc", "ces", "sTo", "ken"]);
-    expect(coveringTrigrams("abcdefg")).toEqual(["abc", "def", "efg"]);
-    expect(ftsQuery(["refreshAccessToken"])).toEqual({
-      match: '"ref" AND "res" AND "hAc" AND "ces" AND "sTo" AND "ken"',
-      substrings: ["refreshaccesstoken"],
-    });
-    // any-word queries and non-ASCII terms keep the phrase
-    expect(ftsQuery(["refreshAccessToken", "x"], true).match).toBe('"refreshAccessToken"');
-    expect(ftsQuery(["トークンの更新処理"]).match).toBe('"トークンの更新処理"');
   });
 });

@@ -315,23 +315,6 @@ export function topFiles(
     .all({ ...b.params, limit: Math.max(0, Math.floor(limit)) });
 }
 
-/** Start time of each referenced turn, for the `detail` pointer of an event. */
-export function turnStarts(
-  db: Database,
-  keys: readonly { origin: string; turn: number }[],
-): Map<string, number> {
-  const out = new Map<string, number>();
-  if (keys.length === 0) return out;
-  const rows = db
-    .query<{ origin_session_id: string; turn_number: number; started_at: number }, { keys: string }>(
-      `SELECT t.origin_session_id, t.turn_number, t.started_at FROM json_each($keys) k
-       JOIN turns t ON t.origin_session_id = json_extract(k.value, '$[0]') AND t.turn_number = json_extract(k.value, '$[1]')`,
-    )
-    .all({ keys: JSON.stringify(keys.map((k) => [k.origin, k.turn])) });
-  for (const r of rows) out.set(`${r.origin_session_id}:${r.turn_number}`, r.started_at);
-  return out;
-}
-
 /** Time of the newest passing test run or commit in the scope: errors after it are "open". */
 export function lastGreen(db: Database, scope: Scope): number | null {
   const b = build({

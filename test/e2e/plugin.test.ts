@@ -18,28 +18,11 @@ import {
   TmuxClaude,
   turnCount,
 } from "./driver.ts";
-import { nonce, promptHookOutputs, sessionRequests, waitStored } from "./scenario.ts";
-import {
-  lastPrompt,
-  type MessagesBody,
-  requestText,
-  stepInTurn,
-  toolResults,
-  toolResultText,
-} from "./stand-in.ts";
+import { filler, nonce, promptHookOutputs, pushIn, sessionRequests, typeTurns } from "./scenario.ts";
+import { lastPrompt, requestText, stepInTurn, toolResults, toolResultText } from "./stand-in.ts";
 
 const SKIP = e2eSkipReason();
 const LONG = 240_000;
-
-function pushIn(body: MessagesBody): string {
-  const text = requestText(body);
-  const at = text.indexOf("# Resume context (throughline)");
-  return at < 0 ? "" : text.slice(at);
-}
-
-function filler(i: number, tag: string): string {
-  return `Reply ${i} ${tag}: ${Array.from({ length: 500 }, (_, k) => `w${(k * 7 + i) % 89}`).join(" ")}.`;
-}
 
 describe.skipIf(SKIP !== null)("the plugin from this repository (real Claude Code)", () => {
   test(
@@ -51,7 +34,7 @@ describe.skipIf(SKIP !== null)("the plugin from this repository (real Claude Cod
         script: (_r, body) => {
           const prompt = lastPrompt(body);
           const m = /^p(\d+) /.exec(prompt);
-          if (m) return filler(Number(m[1]), tag);
+          if (m) return filler(Number(m[1]), tag, 500);
           if (prompt.includes(go)) {
             const l2 = /`([^`\n]* recall --l2 [^`\n]*)`/.exec(pushIn(body))?.[1] ?? "echo no-l2";
             return stepInTurn(body) === 0
@@ -82,15 +65,7 @@ describe.skipIf(SKIP !== null)("the plugin from this repository (real Claude Cod
       await using tmux = await TmuxClaude.start(h);
       await tmux.waitReady();
       const prompts = [1, 2, 3, 4].map((i) => `p${i} ${tag} step`);
-      let oldId = "";
-      for (const [i, prompt] of prompts.entries()) {
-        await tmux.submit(prompt);
-        if (!oldId) {
-          await h.standIn.waitFor((reqs) => reqs.some((r) => r.kind === "main"), 30_000, "the first request");
-          oldId = h.standIn.mainRequests()[0]!.sessionId!;
-        }
-        await waitStored(h, oldId, prompt, `Reply ${i + 1} ${tag}`);
-      }
+      await typeTurns(h, tmux, prompts, (i) => `Reply ${i + 1} ${tag}`);
       // No recorder hook here (the plugin is the only thing registered): the new session's id
       // comes from its first request.
       await tmux.clear(`Reply 4 ${tag}`);

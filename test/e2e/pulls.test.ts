@@ -22,16 +22,18 @@ import {
 } from "./driver.ts";
 import {
   clearSession,
+  filler,
   nonce,
+  printed,
   promptHookOutputs,
+  pushIn,
   sessionRequests,
   turnStored,
-  waitStored,
+  typeTurns,
 } from "./scenario.ts";
 import {
   type ContentBlock,
   lastPrompt,
-  type MessagesBody,
   type RecordedRequest,
   type Reply,
   requestText,
@@ -42,18 +44,6 @@ import {
 
 const SKIP = e2eSkipReason();
 const LONG = 240_000;
-
-/** The push as the model received it: the UserPromptSubmit hook output inside the request. */
-function pushIn(body: MessagesBody): string {
-  const text = requestText(body);
-  const at = text.indexOf("# Resume context (throughline)");
-  return at < 0 ? "" : text.slice(at);
-}
-
-/** A command the push shows in backquotes, found by what it does (`recall --l2 `…). */
-function printed(push: string, marker: string): string | null {
-  return new RegExp(`\`([^\`\\n]* ${marker}[^\`\\n]*)\``).exec(push)?.[1] ?? null;
-}
 
 function bash(command: string): Reply {
   return { tools: [{ name: "Bash", input: { command, description: "throughline pull" } }] };
@@ -72,11 +62,6 @@ const APPROVAL = /requires approval|Do you want to proceed/i;
  * and "rm in '<path>' was blocked. …" (2.1.197).
  */
 const REFUSED = /^\s*(This command requires approval|\S+ in '[^']*' (needs approval|was blocked))/;
-
-/** ~2,000 characters (or `words` × 7), so a handful of turns fill the 9,500-character push. */
-function filler(i: number, tag: string, words = 280): string {
-  return `Reply ${i} ${tag}: ${Array.from({ length: words }, (_, k) => `w${(k * 7 + i) % 89}`).join(" ")}.`;
-}
 
 describe.skipIf(SKIP !== null)(
   "the model runs the printed pulls (real Claude Code, default permissions)",
@@ -115,19 +100,7 @@ describe.skipIf(SKIP !== null)(
         expect(installHooks(h, "install")).toBe("install");
         await using tmux = await TmuxClaude.start(h);
         await tmux.waitReady();
-        let oldId = "";
-        for (const [i, prompt] of prompts.entries()) {
-          await tmux.submit(prompt);
-          if (!oldId) {
-            await h.standIn.waitFor(
-              (reqs) => reqs.some((r) => r.kind === "main"),
-              30_000,
-              "the first request",
-            );
-            oldId = h.standIn.mainRequests()[0]!.sessionId!;
-          }
-          await waitStored(h, oldId, prompt, `Reply ${i + 1} ${tag}`);
-        }
+        const _oldId = await typeTurns(h, tmux, prompts, (i) => `Reply ${i + 1} ${tag}`);
         const newId = await clearSession(h, tmux, `Reply ${TURNS} ${tag}`);
         await tmux.submit(go);
         await h.standIn.waitFor(

@@ -12,7 +12,7 @@ import {
   type TranscriptEntry,
   waitUntil,
 } from "./driver.ts";
-import type { RecordedRequest } from "./stand-in.ts";
+import { type MessagesBody, type RecordedRequest, requestText } from "./stand-in.ts";
 
 /** A short random tag, so every scenario's text is its own. */
 export function nonce(): string {
@@ -119,4 +119,43 @@ export async function clearSession(h: E2EHome, tmux: TmuxClaude, previousText: s
     "SessionStart(clear) for a new session",
   );
   return String(start.payload.session_id);
+}
+
+/** The push as the model received it: the UserPromptSubmit hook output inside the request. */
+export function pushIn(body: MessagesBody): string {
+  const text = requestText(body);
+  const at = text.indexOf("# Resume context (throughline)");
+  return at < 0 ? "" : text.slice(at);
+}
+
+/** A command the push shows in backquotes, found by what it does (`recall --l2 `…). */
+export function printed(push: string, marker: string): string | null {
+  return new RegExp(`\`([^\`\\n]* ${marker}[^\`\\n]*)\``).exec(push)?.[1] ?? null;
+}
+
+/** A reply of about `words` × 7 characters, so a handful of turns fill the 9,500-character push. */
+export function filler(i: number, tag: string, words = 280): string {
+  return `Reply ${i} ${tag}: ${Array.from({ length: words }, (_, k) => `w${(k * 7 + i) % 89}`).join(" ")}.`;
+}
+
+/**
+ * Type `prompts` into the TUI one at a time, each waited for until its turn is stored with
+ * `reply(i, prompt)`. Returns the session id, taken from the first request (no recorder needed).
+ */
+export async function typeTurns(
+  h: E2EHome,
+  tmux: TmuxClaude,
+  prompts: readonly string[],
+  reply: (i: number, prompt: string) => string,
+): Promise<string> {
+  let sessionId = "";
+  for (const [i, prompt] of prompts.entries()) {
+    await tmux.submit(prompt);
+    if (!sessionId) {
+      await h.standIn.waitFor((reqs) => reqs.some((r) => r.kind === "main"), 30_000, "the first request");
+      sessionId = h.standIn.mainRequests()[0]!.sessionId!;
+    }
+    await waitStored(h, sessionId, prompt, reply(i, prompt));
+  }
+  return sessionId;
 }

@@ -19,7 +19,7 @@ import {
   TmuxClaude,
   waitUntil,
 } from "./driver.ts";
-import { nonce, waitStored } from "./scenario.ts";
+import { nonce, typeTurns } from "./scenario.ts";
 import { lastPrompt, type MessagesBody, requestText } from "./stand-in.ts";
 
 const SKIP = e2eSkipReason();
@@ -66,20 +66,12 @@ describe.skipIf(SKIP !== null)("the summarizer runs the real claude and leaves n
         const projects = join(h.configDir, "projects");
         await using tmux = await TmuxClaude.start(h);
         await tmux.waitReady();
-        let sessionId = "";
-        for (let i = 1; i <= TURNS; i++) {
-          const prompt = `q${i} ${tag}`;
-          await tmux.submit(prompt);
-          if (!sessionId) {
-            await h.standIn.waitFor(
-              (reqs) => reqs.some((r) => r.kind === "main"),
-              30_000,
-              "the first request",
-            );
-            sessionId = h.standIn.mainRequests()[0]!.sessionId!;
-          }
-          await waitStored(h, sessionId, prompt, `Reply to ${prompt}`);
-        }
+        const sessionId = await typeTurns(
+          h,
+          tmux,
+          Array.from({ length: TURNS }, (_, i) => `q${i + 1} ${tag}`),
+          (_i, prompt) => `Reply to ${prompt}`,
+        );
         // Stops 21 and 22 each summarise one turn: the two oldest.
         const rows = await waitUntil(
           () => {

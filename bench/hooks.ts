@@ -82,7 +82,16 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
   const out: Record<string, { median_ms: number; p95_ms: number; runs: number; note?: string }> = {};
   const runDb = join(WORK, "run.db");
   // Measure the work itself: a detached Stop worker would still be running when the next run starts.
-  const env = { THROUGHLINE_DB: runDb, THROUGHLINE_DETACH: "0" };
+  // Isolated from the real home. The summarizer is the offline one: a `claude` on PATH would make
+  // the Stop wait for a model call, which runs detached and bounded for a user and is not the
+  // Stop's own cost (docs/benchmarks.md).
+  const env = {
+    THROUGHLINE_DB: runDb,
+    THROUGHLINE_DETACH: "0",
+    THROUGHLINE_HOME: join(WORK, "home"),
+    CLAUDE_CONFIG_DIR: join(WORK, "claude"),
+    THROUGHLINE_SUMMARIZER: "extractive",
+  };
 
   // UserPromptSubmit with no pending handoff: the price of every ordinary prompt.
   removeDb(runDb);

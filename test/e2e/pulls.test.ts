@@ -6,11 +6,23 @@
  * `--allowedTools`; the tool results that come back must hold the turns, not an error or an
  * approval request. See docs/testing.md and docs/hooks.md ("Commands the model runs").
  */
-import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { afterAll, describe, expect, test } from "bun:test";
 import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { selfInvocation } from "../../src/core/invocation.ts";
+import {
+  CLI_ENTRY,
   createHome,
+  type E2EHome,
   e2eSkipReason,
   findTranscript,
   installHooks,
@@ -21,7 +33,6 @@ import {
   TmuxClaude,
 } from "./driver.ts";
 import {
-  clearSession,
   filler,
   nonce,
   printed,
@@ -63,12 +74,53 @@ const APPROVAL = /requires approval|Do you want to proceed/i;
  */
 const REFUSED = /^\s*(This command requires approval|\S+ in '[^']*' (needs approval|was blocked))/;
 
+type InstallPath = "checkout" | "binary";
+
+/** The binary a user downloads, built once per run from this checkout with the project's own build line. */
+let built: string | undefined;
+afterAll(() => {
+  if (built) rmSync(join(built, ".."), { recursive: true, force: true });
+});
+function compiledBinary(): string {
+  if (built) return built;
+  const out = join(mkdtempSync(join(tmpdir(), "throughline-bin-")), "throughline");
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+  const argv = String(pkg.scripts.build)
+    .replace(/^bun /, "")
+    .replace(/--outfile \S+/, `--outfile ${out}`)
+    .split(" ");
+  const r = Bun.spawnSync([process.execPath, ...argv], { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr}`);
+  built = out;
+  return out;
+}
+
+/**
+ * Install the way a user of that path does, and return the invocation the push must bake:
+ * `bun <checkout>/src/cli.ts install`, or the binary copied into a directory not on PATH.
+ */
+function installAs(h: E2EHome, path: InstallPath): string {
+  if (path === "checkout") {
+    expect(installHooks(h, "install", { record: false })).toBe("install");
+    return selfInvocation(CLI_ENTRY, process.execPath);
+  }
+  const bin = join(h.root, "opt", "throughline");
+  mkdirSync(join(h.root, "opt"), { recursive: true });
+  copyFileSync(compiledBinary(), bin);
+  chmodSync(bin, 0o755);
+  expect(runShell(h, "command -v throughline").exitCode).not.toBe(0);
+  const installed = runShell(h, `${bin} install`);
+  expect(installed.stderr).toBe("");
+  expect(installed.exitCode).toBe(0);
+  return bin;
+}
+
 describe.skipIf(SKIP !== null)(
   "the model runs the printed pulls (real Claude Code, default permissions)",
   () => {
-    test(
-      "checkout install, interactive TUI: after /clear the model runs the baked --l2, --l1 and a detail pointer; /recall runs before the prompt",
-      async () => {
+    test.each(["checkout", "binary"] as const)(
+      "%s install, interactive TUI: after /clear the model runs the baked --l2, --l1 and a detail pointer; /recall runs before the prompt",
+      async (installPath) => {
         const tag = nonce();
         const TURNS = 22;
         const prompts = Array.from({ length: TURNS }, (_, i) => `p${i + 1} ${tag} step`);
@@ -97,24 +149,32 @@ describe.skipIf(SKIP !== null)(
         // Older turns stay unsummarised, so --l1 prints detail pointers to follow.
         h.env.THROUGHLINE_SUMMARIZER = "command";
         h.env.THROUGHLINE_SUMMARIZER_CMD = "false";
-        expect(installHooks(h, "install")).toBe("install");
+        const invocation = installAs(h, installPath);
         await using tmux = await TmuxClaude.start(h);
         await tmux.waitReady();
-        const _oldId = await typeTurns(h, tmux, prompts, (i) => `Reply ${i + 1} ${tag}`);
-        const newId = await clearSession(h, tmux, `Reply ${TURNS} ${tag}`);
+        await typeTurns(h, tmux, prompts, (i) => `Reply ${i + 1} ${tag}`);
+        await tmux.clear(`Reply ${TURNS} ${tag}`);
         await tmux.submit(go);
+        // No recorder hook is registered (settings.json is what install wrote): the new
+        // session's id comes from its first request.
         await h.standIn.waitFor(
-          () => sessionRequests(h, newId).some((r) => r.body && stepInTurn(r.body) === 3),
+          (reqs) =>
+            reqs.some(
+              (r) =>
+                r.kind === "main" && r.body && lastPrompt(r.body).includes(go) && stepInTurn(r.body) === 3,
+            ),
           90_000,
           "the model's three pulls and its answer",
         );
+        const newId = h.standIn.mainRequests().find((r) => r.body && lastPrompt(r.body).includes(go))!
+          .sessionId!;
         const requests = sessionRequests(h, newId);
         const push = pushIn(requests[0]!.body!);
         expect(push.length).toBeGreaterThan(0);
         // What the model ran is what the push printed, and it is not a bare `throughline …`.
         const l2 = printed(push, "recall --l2 ")!;
         const l1 = printed(push, "recall --l1 ")!;
-        expect(l2).not.toStartWith("throughline ");
+        expect(l2).toStartWith(`${invocation} recall --l2 `);
         // The newest request carries the whole turn as history: every call the model made.
         const calls = (requests.at(-1)!.body!.messages ?? [])
           .filter((m) => m.role === "assistant")
@@ -150,10 +210,7 @@ describe.skipIf(SKIP !== null)(
           "the request carrying /recall's output",
         );
         const recallReq = sessionRequests(h, newId)[before]!.body!;
-        const expected = runShell(
-          h,
-          `${l2.slice(0, l2.indexOf(" recall --l2 "))} recall edits`,
-        ).stdout.trim();
+        const expected = runShell(h, `${invocation} recall edits`).stdout.trim();
         expect(expected).toContain("## Recall");
         expect(requestText(recallReq)).toContain(expected);
         expect(tmux.capture()).not.toMatch(APPROVAL);
@@ -161,9 +218,9 @@ describe.skipIf(SKIP !== null)(
       LONG,
     );
 
-    test(
-      "compiled binary outside PATH, claude -p without --allowedTools: the baked --l2 runs; a chained or writing command still asks",
-      async () => {
+    test.each(["checkout", "binary"] as const)(
+      "%s install, claude -p without --allowedTools: the baked --l2 runs; a chained or writing command still asks",
+      async (installPath) => {
         const tag = nonce();
         const prompts = [1, 2, 3, 4].map((i) => `p${i} ${tag} step`);
         const go = `continue ${tag}`;
@@ -187,33 +244,14 @@ describe.skipIf(SKIP !== null)(
             return `Reply to: ${prompt}`;
           },
         });
-        // The binary a user downloads: built from this checkout, in a directory not on PATH.
-        const bin = join(h.root, "opt", "throughline");
-        mkdirSync(join(h.root, "opt"), { recursive: true });
-        const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
-        const build = Bun.spawnSync(
-          [
-            process.execPath,
-            ...String(pkg.scripts.build)
-              .replace(/^bun /, "")
-              .replace(/--outfile \S+/, `--outfile ${bin}`)
-              .split(" "),
-          ],
-          { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" },
-        );
-        expect(build.exitCode).toBe(0);
-        chmodSync(bin, 0o755);
-        expect(runShell(h, "command -v throughline").exitCode).not.toBe(0);
-        const installed = runShell(h, `${bin} install`);
-        expect(installed.stderr).toBe("");
-        expect(installed.exitCode).toBe(0);
+        const invocation = installAs(h, installPath);
         writeFileSync(join(h.project, "keep.txt"), "still here\n");
 
         let sid = "";
         for (const [i, prompt] of prompts.entries()) {
           const r = await runPrint(h, prompt, {
             resume: i === 0 ? undefined : sid,
-            // No recorder here: settings.json is exactly what the binary's install wrote.
+            // No recorder here: settings.json is exactly what install wrote.
             holdUntil: (id) => turnStored(h, id, prompt, `Reply ${i + 1} ${tag}`),
           });
           sid = r.sessionId;
@@ -225,7 +263,7 @@ describe.skipIf(SKIP !== null)(
         const requests = sessionRequests(h, r.sessionId);
         const push = pushIn(requests[0]!.body!);
         const l2 = printed(push, "recall --l2 ")!;
-        expect(l2).toStartWith(`${bin} recall --l2 `);
+        expect(l2).toStartWith(`${invocation} recall --l2 `);
         const results = resultsOf(requests);
         expect(results).toHaveLength(3);
         const [pulled, chained, writing] = results;
@@ -238,7 +276,9 @@ describe.skipIf(SKIP !== null)(
         expect(existsSync(join(h.project, "keep.txt"))).toBe(true);
         expect(writing!.is_error).toBe(true);
         expect(toolResultText(writing!)).toMatch(REFUSED);
-        expect(runShell(h, `${bin} recall decisions --all`).stdout).not.toContain(`not allowed ${tag}`);
+        expect(runShell(h, `${invocation} recall decisions --all`).stdout).not.toContain(
+          `not allowed ${tag}`,
+        );
         // The push reached the model once, as the transcript records it.
         expect(promptHookOutputs(readTranscript(findTranscript(h, r.sessionId)!))).toHaveLength(1);
       },

@@ -8,7 +8,10 @@ import type { HookContext, HookPayload } from "./run.ts";
  * Most prompts hand nothing over and store no baton. A read-only look answers them, so the
  * process neither takes the write lock nor pays the checkpoint SQLite runs when the last
  * writer closes (docs/benchmarks.md). Anything else (no database yet, a pending row, `/tl`,
- * an error) takes the normal path, which decides again under the write lock.
+ * an error) takes the normal path, which decides again under the write lock. A pending row was
+ * committed by SessionStart, long before: a read that misses it (it cannot, short of a torn page
+ * during another writer's checkpoint) leaves the row for the next prompt, so a push is at worst
+ * one prompt late, never lost.
  */
 export function nothingToHandOver(path: string, sessionId: string, payload: HookPayload): boolean {
   const prompt = typeof payload.prompt === "string" ? payload.prompt.trim() : "";

@@ -94,8 +94,14 @@ describe.skipIf(SKIP !== null)("the plugin from this repository (real Claude Cod
 
       // The plugin's slash commands are namespaced and run before the prompt reaches the model.
       const before = sessionRequests(h, newId).length;
+      // The turn is over (its last reply on screen) before the next input, so nothing is queued.
+      await tmux.waitForScreen((sc) => sc.includes(`Pulled ${tag}.`), "the answer after the pull");
       await tmux.submit("/throughline:recall edits");
-      await h.standIn.waitFor(() => sessionRequests(h, newId).length > before, 30_000, "/throughline:recall");
+      await h.standIn
+        .waitFor(() => sessionRequests(h, newId).length > before, 30_000, "/throughline:recall")
+        .catch((err) => {
+          throw new Error(`${(err as Error).message}\n--- screen ---\n${tmux.capture()}`);
+        });
       expect(requestText(sessionRequests(h, newId)[before]!.body!)).toContain("## Recall");
       await tmux.close();
 

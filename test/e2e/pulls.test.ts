@@ -203,6 +203,11 @@ describe.skipIf(SKIP !== null)(
 
         // /recall runs its command before the prompt reaches the model: the answer is in the
         // very first request of that turn, and the model needs no tool call.
+        // The turn is over (its last reply on screen) before the next input, so nothing is queued.
+        await tmux.waitForScreen(
+          (sc) => sc.includes(`Pulled everything ${tag}.`),
+          "the answer after the pulls",
+        );
         const before = sessionRequests(h, newId).length;
         await tmux.submit("/recall edits");
         await h.standIn.waitFor(

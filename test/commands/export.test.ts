@@ -10,45 +10,14 @@ import { replay } from "../../src/capture/replay.ts";
 import { EXPORT_SCHEMA, parseRecord } from "../../src/core/export-format.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
-import { runCli as runInProcess } from "../../src/main.ts";
+import { bakedArgs, cliInProcess } from "../helpers/cli-in-process.ts";
 import { FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
-import { bakedCommands, shellWords } from "../helpers/pull.ts";
+import { bakedCommands } from "../helpers/pull.ts";
 import { SECRETS } from "../helpers/secrets.ts";
 
 let dir: ReturnType<typeof tempDir>;
 let original: string;
 let file: string;
-
-/** Run the CLI in this process against `db` and return stdout; any stderr or exit code fails. */
-async function cli(db: string, args: string[]): Promise<string> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { log, error } = console;
-  const saved = { exit: process.exitCode, db: process.env.THROUGHLINE_DB };
-  console.log = (...a: unknown[]) => void out.push(`${a.map(String).join(" ")}\n`);
-  console.error = (...a: unknown[]) => void err.push(`${a.map(String).join(" ")}\n`);
-  process.exitCode = 0;
-  process.env.THROUGHLINE_DB = db;
-  let code: number | string | undefined;
-  try {
-    await runInProcess(args);
-  } finally {
-    console.log = log;
-    console.error = error;
-    code = process.exitCode;
-    process.exitCode = saved.exit;
-    if (saved.db === undefined) delete process.env.THROUGHLINE_DB;
-    else process.env.THROUGHLINE_DB = saved.db;
-  }
-  if (code || err.length > 0) throw new Error(`${args.join(" ")}: exit ${code}: ${err.join("")}`);
-  return out.join("");
-}
-
-/** The arguments after the invocation of a command the push baked in. */
-function bakedArgs(command: string): string[] {
-  const words = shellWords(command);
-  return words.slice(words.indexOf("recall"));
-}
 
 /** Every read a model or a person makes of one chain, as printed. */
 async function views(
@@ -58,23 +27,23 @@ async function views(
   now: string,
 ): Promise<Record<string, string>> {
   const v: Record<string, string> = {};
-  v.context = await cli(db, ["context", "--session", session]);
-  v.contextJson = await cli(db, ["context", "--session", session, "--json"]);
+  v.context = await cliInProcess(db, ["context", "--session", session]);
+  v.contextJson = await cliInProcess(db, ["context", "--session", session, "--json"]);
   const baked = bakedCommands(v.context);
   if (baked.l2) {
-    v.l2 = await cli(db, bakedArgs(baked.l2));
-    v.l2Json = await cli(db, [...bakedArgs(baked.l2), "--json"]);
+    v.l2 = await cliInProcess(db, bakedArgs(baked.l2));
+    v.l2Json = await cliInProcess(db, [...bakedArgs(baked.l2), "--json"]);
   }
   if (baked.l1) {
-    v.l1 = await cli(db, bakedArgs(baked.l1));
-    v.l1Json = await cli(db, [...bakedArgs(baked.l1), "--json"]);
+    v.l1 = await cliInProcess(db, bakedArgs(baked.l1));
+    v.l1Json = await cliInProcess(db, [...bakedArgs(baked.l1), "--json"]);
   }
-  v.search = await cli(db, ["search", word, "--session", session]);
-  v.searchAll = await cli(db, ["search", word, "--all", "--json"]);
-  v.recall = await cli(db, ["recall", "--session", session, "--now", now]);
-  v.recallWords = await cli(db, ["recall", word, "--session", session, "--now", now]);
-  v.recallErrors = await cli(db, ["recall", "errors", "--session", session, "--now", now, "--json"]);
-  v.status = await cli(db, ["status", "--session", session, "--json"]);
+  v.search = await cliInProcess(db, ["search", word, "--session", session]);
+  v.searchAll = await cliInProcess(db, ["search", word, "--all", "--json"]);
+  v.recall = await cliInProcess(db, ["recall", "--session", session, "--now", now]);
+  v.recallWords = await cliInProcess(db, ["recall", word, "--session", session, "--now", now]);
+  v.recallErrors = await cliInProcess(db, ["recall", "errors", "--session", session, "--now", now, "--json"]);
+  v.status = await cliInProcess(db, ["status", "--session", session, "--json"]);
   return v;
 }
 

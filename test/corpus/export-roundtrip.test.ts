@@ -9,51 +9,22 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { runCli as runInProcess } from "../../src/main.ts";
+import { bakedArgs, cliInProcess } from "../helpers/cli-in-process.ts";
 import { CORPUS, memoryHash, runCli, tempDir } from "../helpers/db.ts";
-import { bakedCommands, shellWords } from "../helpers/pull.ts";
+import { bakedCommands } from "../helpers/pull.ts";
 
 const DIR = join(CORPUS, "transcripts");
-
-async function cli(db: string, args: string[]): Promise<string> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { log, error } = console;
-  const saved = { exit: process.exitCode, db: process.env.THROUGHLINE_DB };
-  console.log = (...a: unknown[]) => void out.push(`${a.map(String).join(" ")}\n`);
-  console.error = (...a: unknown[]) => void err.push(`${a.map(String).join(" ")}\n`);
-  process.exitCode = 0;
-  process.env.THROUGHLINE_DB = db;
-  let code: number | string | undefined;
-  try {
-    await runInProcess(args);
-  } finally {
-    console.log = log;
-    console.error = error;
-    code = process.exitCode;
-    process.exitCode = saved.exit;
-    if (saved.db === undefined) delete process.env.THROUGHLINE_DB;
-    else process.env.THROUGHLINE_DB = saved.db;
-  }
-  if (code || err.length > 0) throw new Error(`${args.join(" ")}: exit ${code}: ${err.join("")}`);
-  return out.join("");
-}
-
-function bakedArgs(command: string): string[] {
-  const words = shellWords(command);
-  return words.slice(words.indexOf("recall"));
-}
 
 async function views(db: string, c: Chain): Promise<Record<string, string>> {
   const v: Record<string, string> = {};
   const s = c.live;
-  v.context = await cli(db, ["context", "--session", s]);
+  v.context = await cliInProcess(db, ["context", "--session", s]);
   const baked = bakedCommands(v.context);
-  if (baked.l2) v.l2 = await cli(db, [...bakedArgs(baked.l2), "--json"]);
-  if (baked.l1) v.l1 = await cli(db, bakedArgs(baked.l1));
-  v.search = await cli(db, ["search", c.word, "--session", s]);
-  v.recall = await cli(db, ["recall", c.word, "--session", s, "--now", c.now]);
-  v.recallEdits = await cli(db, ["recall", "edits", "--session", s, "--now", c.now, "--json"]);
+  if (baked.l2) v.l2 = await cliInProcess(db, [...bakedArgs(baked.l2), "--json"]);
+  if (baked.l1) v.l1 = await cliInProcess(db, bakedArgs(baked.l1));
+  v.search = await cliInProcess(db, ["search", c.word, "--session", s]);
+  v.recall = await cliInProcess(db, ["recall", c.word, "--session", s, "--now", c.now]);
+  v.recallEdits = await cliInProcess(db, ["recall", "edits", "--session", s, "--now", c.now, "--json"]);
   return v;
 }
 

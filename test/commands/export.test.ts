@@ -10,7 +10,7 @@ import { replay } from "../../src/capture/replay.ts";
 import { EXPORT_SCHEMA, parseRecord } from "../../src/core/export-format.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
-import { bakedArgs, cliInProcess } from "../helpers/cli-in-process.ts";
+import { bakedArgs, chainsWithLongestPrompt, cliInProcess } from "../helpers/cli-in-process.ts";
 import { FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { bakedCommands } from "../helpers/pull.ts";
 import { SECRETS } from "../helpers/secrets.ts";
@@ -54,28 +54,15 @@ interface Chain {
 }
 
 function chains(db: string): Chain[] {
-  const r = openForRead(db);
-  try {
-    return r
-      .query<{ live: string; prompt: string; last: number }, []>(
-        `SELECT t.session_id AS live, max(t.ended_at) AS last,
-                (SELECT b.text FROM bodies b JOIN turns f ON f.id = b.turn_id WHERE f.session_id = t.session_id
-                 AND b.role = 'user' ORDER BY length(b.text) DESC LIMIT 1) AS prompt
-         FROM turns t GROUP BY t.session_id ORDER BY t.session_id`,
-      )
-      .all()
-      .map((c) => ({
-        live: c.live,
-        // The longest word of the chain's longest prompt: a term its search and recall must find.
-        word:
-          [...(c.prompt ?? "").matchAll(/[\p{L}\p{N}_]{4,}/gu)]
-            .map((m) => m[0])
-            .sort((a, b) => b.length - a.length)[0] ?? "the",
-        now: new Date(c.last + 60_000).toISOString(),
-      }));
-  } finally {
-    r.close();
-  }
+  return chainsWithLongestPrompt(db).map((c) => ({
+    live: c.live,
+    // The longest word of the chain's longest prompt: a term its search and recall must find.
+    word:
+      [...(c.prompt ?? "").matchAll(/[\p{L}\p{N}_]{4,}/gu)]
+        .map((m) => m[0])
+        .sort((a, b) => b.length - a.length)[0] ?? "the",
+    now: new Date(c.last + 60_000).toISOString(),
+  }));
 }
 
 beforeAll(() => {

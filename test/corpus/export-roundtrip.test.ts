@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { bakedArgs, cliInProcess } from "../helpers/cli-in-process.ts";
+import { bakedArgs, chainsWithLongestPrompt, cliInProcess } from "../helpers/cli-in-process.ts";
 import { CORPUS, memoryHash, runCli, tempDir } from "../helpers/db.ts";
 import { bakedCommands } from "../helpers/pull.ts";
 
@@ -52,27 +52,14 @@ beforeAll(() => {
   expect(e.stderr).toBe("");
   const i = runCli(["import", "--from-export", file, "--db", restored]);
   expect(i.stderr).toBe("");
-  const r = openForRead(original);
-  try {
-    list = r
-      .query<{ live: string; prompt: string | null; last: number }, []>(
-        `SELECT t.session_id AS live, max(t.ended_at) AS last,
-                (SELECT b.text FROM bodies b JOIN turns f ON f.id = b.turn_id WHERE f.session_id = t.session_id
-                 AND b.role = 'user' ORDER BY length(b.text) DESC LIMIT 1) AS prompt
-         FROM turns t GROUP BY t.session_id ORDER BY t.session_id`,
-      )
-      .all()
-      .map((c) => ({
-        live: c.live,
-        word:
-          [...(c.prompt ?? "").slice(0, 4000).matchAll(/[\p{L}\p{N}_]{5,}/gu)]
-            .map((m) => m[0])
-            .sort((a, b) => b.length - a.length || a.localeCompare(b))[0] ?? "error",
-        now: new Date(c.last + 60_000).toISOString(),
-      }));
-  } finally {
-    r.close();
-  }
+  list = chainsWithLongestPrompt(original).map((c) => ({
+    live: c.live,
+    word:
+      [...(c.prompt ?? "").slice(0, 4000).matchAll(/[\p{L}\p{N}_]{5,}/gu)]
+        .map((m) => m[0])
+        .sort((a, b) => b.length - a.length || a.localeCompare(b))[0] ?? "error",
+    now: new Date(c.last + 60_000).toISOString(),
+  }));
 }, 300_000);
 afterAll(() => dir?.[Symbol.dispose]());
 

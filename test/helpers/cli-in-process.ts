@@ -2,6 +2,7 @@
  * The CLI run inside the test process (the export round-trip tests call it hundreds of times:
  * a process per call would dominate their time), with what it printed captured.
  */
+import { openForRead } from "../../src/db/open.ts";
 import { runCli as runInProcess } from "../../src/main.ts";
 import { shellWords } from "./pull.ts";
 
@@ -34,4 +35,21 @@ export async function cliInProcess(db: string, args: string[]): Promise<string> 
 export function bakedArgs(command: string): string[] {
   const words = shellWords(command);
   return words.slice(words.indexOf("recall"));
+}
+
+/** Each chain of `db` with its longest prompt and its last end time: what a round-trip test reads it by. */
+export function chainsWithLongestPrompt(db: string): { live: string; prompt: string | null; last: number }[] {
+  const r = openForRead(db);
+  try {
+    return r
+      .query<{ live: string; prompt: string | null; last: number }, []>(
+        `SELECT t.session_id AS live, max(t.ended_at) AS last,
+                (SELECT b.text FROM bodies b JOIN turns f ON f.id = b.turn_id WHERE f.session_id = t.session_id
+                 AND b.role = 'user' ORDER BY length(b.text) DESC LIMIT 1) AS prompt
+         FROM turns t GROUP BY t.session_id ORDER BY t.session_id`,
+      )
+      .all();
+  } finally {
+    r.close();
+  }
 }

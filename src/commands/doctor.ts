@@ -11,14 +11,9 @@ import { openForRead } from "../db/open.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
+import { recentHookErrors } from "../db/queries/hook-errors.ts";
 import { quickCheck, schemaVersion } from "../db/queries/integrity.ts";
-import {
-  getSession,
-  mergedInto,
-  recentHookErrors,
-  resolveLive,
-  sessionsByPrefix,
-} from "../db/queries/sessions.ts";
+import { getSession, mergedInto, resolveLive, sessionsByPrefix } from "../db/queries/sessions.ts";
 import { SCHEMA_VERSION } from "../db/schema.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";

@@ -417,42 +417,85 @@ const rules: Rule[] = [
   },
 ];
 
-/**
- * One scan over all hints. Longest hints come first in it, so at a position the longest hint
- * present is reported; it stands for its own rules and those of every hint that is a prefix of it.
- */
+/** Each hint with the rules it names. */
 const own = new Map<string, number[]>();
 rules.forEach((r, i) => {
   for (const h of r.hints) own.set(h, [...(own.get(h) ?? []), i]);
 });
-const hintRules = new Map<string, number[]>();
-for (const [h, ids] of own) {
-  const all = [...ids];
-  for (let n = 1; n < h.length; n++) all.push(...(own.get(h.slice(0, n)) ?? []));
-  hintRules.set(h, all);
+
+/**
+ * Finding the hints. A cold hook redacts a few kilobytes, where one `includes` per hint is
+ * cheapest; building and compiling the single regex over all hints costs a cold process ~4 ms
+ * (docs/benchmarks.md), which pays only over many kilobytes. So the first SCAN_SWITCH
+ * characters a process redacts use `includes`, and the rest the regex.
+ */
+const SCAN_SWITCH = 16_384;
+let scannedByIncludes = 0;
+let hintScan: { re: RegExp; rules: Map<string, number[]> } | null = null;
+
+/**
+ * One scan over all hints. Longest hints come first in it, so at a position the longest hint
+ * present is reported; it stands for its own rules and those of every hint that is a prefix of it.
+ */
+function buildHintScan(): { re: RegExp; rules: Map<string, number[]> } {
+  const hintRules = new Map<string, number[]>();
+  for (const [h, ids] of own) {
+    const all = [...ids];
+    for (let n = 1; n < h.length; n++) all.push(...(own.get(h.slice(0, n)) ?? []));
+    hintRules.set(h, all);
+  }
+  const re = new RegExp(
+    [...hintRules.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("|"),
+    "g",
+  );
+  return { re, rules: hintRules };
 }
-const HINTS = new RegExp(
-  [...hintRules.keys()]
-    .sort((a, b) => b.length - a.length)
-    .map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join("|"),
-  "g",
-);
+
+/** Which rules may match `text` (each names a hint `text` contains), or null for none. */
+function dueRules(text: string, byIncludes: boolean): Uint8Array | null {
+  const due = new Uint8Array(rules.length);
+  let any = false;
+  if (byIncludes) {
+    for (const [h, ids] of own)
+      if (text.includes(h)) {
+        for (const i of ids) due[i] = 1;
+        any = true;
+      }
+    return any ? due : null;
+  }
+  hintScan ??= buildHintScan();
+  const { re, rules: hintRules } = hintScan;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    for (const i of hintRules.get(m[0])!) due[i] = 1;
+    any = true;
+    // Hints may overlap (`key-` and `-us`): resume just after this one's start.
+    re.lastIndex = m.index + 1;
+  }
+  return any ? due : null;
+}
+
+function chooseScan(text: string): boolean {
+  if (hintScan !== null || scannedByIncludes + text.length > SCAN_SWITCH) return false;
+  scannedByIncludes += text.length;
+  return true;
+}
+
+/** Both ways of finding hints name the same rules for `text` (test/capture/redaction.test.ts). */
+export function hintScansAgree(text: string): boolean {
+  return String(dueRules(text, true)) === String(dueRules(text, false));
+}
+
 /** No secret shape is shorter than this: shorter strings skip the scan entirely. */
 const MIN_LENGTH = 12;
 
 function apply(text: string, onHit?: (kind: string, value: string) => void): string {
   if (text.length < MIN_LENGTH) return text;
-  const due = new Uint8Array(rules.length);
-  let any = false;
-  HINTS.lastIndex = 0;
-  for (let m = HINTS.exec(text); m !== null; m = HINTS.exec(text)) {
-    for (const i of hintRules.get(m[0])!) due[i] = 1;
-    any = true;
-    // Hints may overlap (`key-` and `-us`): resume just after this one's start.
-    HINTS.lastIndex = m.index + 1;
-  }
-  if (!any) return text;
+  const due = dueRules(text, chooseScan(text));
+  if (due === null) return text;
   let out = text;
   for (let i = 0; i < rules.length; i++) {
     if (due[i] === 0) continue;

@@ -3,8 +3,6 @@
  * database; readers open it `readonly` and never create, migrate or checkpoint it.
  */
 import { constants, Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { ThroughlineError } from "../errors.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
@@ -73,18 +71,43 @@ function enableWal(db: Database): void {
   }
 }
 
-/** Read-write connection for hooks and other writers; creates the directory (0700) and file (0600). */
+/**
+ * Size of a file, or null when there is none. Hooks are cold processes and `node:fs` costs
+ * them ~2 ms to load (docs/benchmarks.md): `Bun.file` answers the usual case (a file with
+ * bytes) natively, and only a size of 0 (empty or missing) asks `node:fs` which it is.
+ */
+export function fileSize(path: string): number | null {
+  const size = Bun.file(path).size;
+  if (size > 0) return size;
+  return require("node:fs").existsSync(path) ? 0 : null;
+}
+
+/** The directory part of a `/`-separated path (`.` when there is none). */
+function parentDir(path: string): string {
+  const cut = path.lastIndexOf("/");
+  return cut > 0 ? path.slice(0, cut) : cut === 0 ? "/" : ".";
+}
+
+/**
+ * Read-write connection for hooks and other writers; creates the directory (0700) and the file.
+ * The file and its side files (-wal, -shm) are created under umask 077, so they are 0600.
+ */
 export function openForWrite(path: string): Database {
-  const dir = dirname(path);
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // Side files (-wal, -shm) are created by SQLite with the process umask: make them private too.
   const oldMask = process.umask(0o077);
   let db: Database;
   try {
-    const fresh = !existsSync(path);
-    db = new Database(path, { create: true, strict: true });
-    if (fresh) chmodSync(path, 0o600);
-    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    try {
+      db = new Database(path, { create: true, strict: true });
+    } catch (err) {
+      // Only a first run lacks the directory: create it then, and only then load node:fs.
+      const dir = parentDir(path);
+      const fs: typeof import("node:fs") = require("node:fs");
+      if (fs.existsSync(dir)) throw err;
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      db = new Database(path, { create: true, strict: true });
+    }
+    // Per connection, never stored in the file: one statement for the three.
+    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON`);
     // Refuse a newer schema before anything (even the journal mode) is changed.
     const version = userVersion(db);
     if (version > SCHEMA_VERSION) {
@@ -93,9 +116,7 @@ export function openForWrite(path: string): Database {
     }
     const mode = (db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
     if (mode.toLowerCase() !== "wal") enableWal(db);
-    db.run("PRAGMA synchronous = NORMAL");
-    db.run("PRAGMA foreign_keys = ON");
-    migrate(db, path);
+    if (version < SCHEMA_VERSION) migrate(db, path);
   } finally {
     process.umask(oldMask);
   }
@@ -120,7 +141,8 @@ export function peekUserVersion(path: string): number {
 }
 
 function fileUri(path: string, query: string): string {
-  return `file:${resolve(path).split("/").map(encodeURIComponent).join("/")}?${query}`;
+  const abs = path.startsWith("/") ? path : `${process.cwd()}/${path}`;
+  return `file:${abs.split("/").map(encodeURIComponent).join("/")}?${query}`;
 }
 
 /** Named parameters as strict mode binds them: `{ id }` fills `$id`, `:id` or `@id`. */
@@ -173,36 +195,21 @@ function connect(path: string, query: string): Database {
   }
 }
 
-function sizeOf(path: string): number | null {
-  try {
-    return statSync(path).size;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Open without creating or writing anything (docs/architecture.md), also where the reader may
  * not write. A plain read-only open of a WAL database creates `-wal` and `-shm` when they are
- * missing, and fails in a directory it cannot write. Without a `-wal` the last writer
- * checkpointed everything into the main file and removed the log, so `immutable=1` reads that
- * file with no side files and no locks. The one cost: a writer that starts during the read and
- * checkpoints into the main file before the read ends could make that one read fail or look
- * torn; nothing is ever damaged, and a rerun sees the new state. With a `-wal`, a writer may
- * be live: `mode=ro` reads through the shared-memory index (read-only if it must) and sees its
- * commits.
+ * missing, and fails in a directory it cannot write. Without frames in a `-wal` (none, or an
+ * empty one) the main file holds every commit, so `immutable=1` reads that file with no side
+ * files and no locks. The one cost: a writer that starts during the read and checkpoints into
+ * the main file before the read ends could make that one read fail or look torn; nothing is
+ * ever damaged, and a rerun sees the new state. With frames in the `-wal`, a writer may be live:
+ * `mode=ro` reads through the shared-memory index (read-only if it must) and sees its commits.
  */
 function openReadOnly(path: string): Database {
-  const wal = sizeOf(`${path}-wal`);
+  // `Bun.file` answers without loading node:fs: 0 is "no log" and "an empty log" alike.
+  const walFrames = Bun.file(`${path}-wal`).size > 0;
   try {
-    if (wal === null) return connect(path, "immutable=1");
-    try {
-      return connect(path, "mode=ro");
-    } catch (err) {
-      // An empty log holds nothing the main file lacks (no `-shm` and no right to create one).
-      if (wal === 0) return connect(path, "immutable=1");
-      throw err;
-    }
+    return connect(path, walFrames ? "mode=ro" : "immutable=1");
   } catch (err) {
     throw new ThroughlineError("E_OPEN", `cannot open ${path} read-only: ${(err as Error).message}`, {
       cause: err,
@@ -212,7 +219,7 @@ function openReadOnly(path: string): Database {
 
 /** Read-only connection; a missing file is a clear error and is never created. */
 export function openForRead(path: string): Database {
-  if (!existsSync(path)) throw missingDatabase(path);
+  if (fileSize(path) === null) throw missingDatabase(path);
   const db = openReadOnly(path);
   db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   const v = userVersion(db);

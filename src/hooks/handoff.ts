@@ -19,7 +19,8 @@ import {
   recordHandoff,
   recordInjection,
 } from "../db/queries/handoff.ts";
-import { getSession, recordHookError, resolveLive, upsertSession } from "../db/queries/sessions.ts";
+import { recordHookError } from "../db/queries/hook-errors.ts";
+import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
 import { CHOICE_RANK, choosePredecessor } from "./predecessor.ts";
 import type { HookContext } from "./run.ts";
 

@@ -5,12 +5,10 @@
  * prompt: it imports only core, db and bun built-ins, and writes with Bun.write/console.
  */
 import type { Database } from "bun:sqlite";
-import { readFileSync } from "node:fs";
 import type { JsonObject } from "../core/jsonl.ts";
-import { isNever, neverPath, parseNever } from "../core/never.ts";
+import { isNever, type NeverList, neverPath, parseNever } from "../core/never.ts";
 import { databasePath, type Env } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
-import { projectOf } from "../db/project.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
 
@@ -77,15 +75,25 @@ export async function runHook(
       const { preToolUse } = await import("./pre-tool-use.ts");
       return { exitCode: 0, stdout: preToolUse(payload) ?? "", stderr: "" };
     }
-    // One project identity for every hook and command (docs/project-identity.md).
-    const cwd = typeof payload.cwd === "string" && payload.cwd ? projectOf(payload.cwd, env) : null;
+    const cwdText = typeof payload.cwd === "string" && payload.cwd ? payload.cwd : null;
+    // One project identity for every hook and command (docs/project-identity.md). It reads the
+    // file system (node:fs, ~2 ms to load in a cold process), so it is worked out only when needed.
+    let project: string | null | undefined;
+    const projectOfCwd = async (): Promise<string | null> => {
+      if (project === undefined)
+        project = cwdText ? (await import("../db/project.ts")).projectOf(cwdText, env) : null;
+      return project;
+    };
     // A listed session or project is not captured at all: nothing is opened or written.
-    if (neverCaptured(env, sessionId, cwd, payload.cwd)) return { exitCode: 0, stdout: "", stderr: "" };
+    const never = await neverList(env);
+    if (never && isNever(never, { sessionId, project: await projectOfCwd(), cwd: cwdText }))
+      return { exitCode: 0, stdout: "", stderr: "" };
     if (event === "user-prompt-submit") {
       const { nothingToHandOver } = await import("./user-prompt-submit.ts");
       if (nothingToHandOver(databasePath(env), sessionId, payload))
         return { exitCode: 0, stdout: "", stderr: "" };
     }
+    const cwd = await projectOfCwd();
     db = openForWrite(databasePath(env));
     const handler = await load();
     const out = await handler({
@@ -108,7 +116,7 @@ export async function runHook(
     try {
       db ??= openForWrite(databasePath(env));
       // Loaded only on this path: recording an error needs the redactor, an ordinary prompt does not.
-      const { recordHookError } = await import("../db/queries/sessions.ts");
+      const { recordHookError } = await import("../db/queries/hook-errors.ts");
       recordHookError(db, event, sessionId, line, now());
     } catch {
       // The database itself is the problem (unwritable, future schema): stderr is all we have.
@@ -120,17 +128,17 @@ export async function runHook(
 }
 
 /**
- * The never list (docs/memory-control.md): one read of a small file, usually absent. Read on
- * every hook, so `pause` takes effect at the very next event.
+ * The never list (docs/memory-control.md): a small file, usually absent, read on every hook so
+ * `pause` takes effect at the very next event. Null when it is absent or empty.
  */
-function neverCaptured(env: Env, sessionId: string, project: string | null, cwd: unknown): boolean {
-  let text: string;
+async function neverList(env: Env): Promise<NeverList | null> {
+  const file = Bun.file(neverPath(env));
+  if (file.size === 0) return null;
   try {
-    text = readFileSync(neverPath(env), "utf8");
+    return parseNever(await file.text());
   } catch {
-    return false;
+    return null;
   }
-  return isNever(parseNever(text), { sessionId, project, cwd: typeof cwd === "string" ? cwd : null });
 }
 
 /** `stdinText` when the caller already read stdin (src/cli.ts, deciding whether to detach). */

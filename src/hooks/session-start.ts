@@ -14,20 +14,24 @@ import type { HookContext } from "./run.ts";
 export default function sessionStart(ctx: HookContext): undefined {
   const source = typeof ctx.payload.source === "string" ? ctx.payload.source : "startup";
   const now = ctx.now();
-  upsertSession(ctx.db, {
+  const session = {
     id: ctx.sessionId,
     project: ctx.project,
     transcriptPath: ctx.transcriptPath,
     createdAt: now,
     updatedAt: now,
-  });
+  };
   // Compaction and resume keep their own continuity: nothing to hand over.
-  if (source === "compact" || source === "resume") return undefined;
+  if (source === "compact" || source === "resume") {
+    upsertSession(ctx.db, session);
+    return undefined;
+  }
   const client = clientProcess(ctx.env);
   const promptId = typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null;
   // Which SessionEnds are still untaken is read, then claimed: one lock for both, so two
-  // windows clearing at once cannot take the same predecessor.
+  // windows clearing at once cannot take the same predecessor. One commit for everything.
   writeTransaction(ctx.db, () => {
+    upsertSession(ctx.db, session);
     let choice = null;
     if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || source === "startup")) {
       const bornAt = getSession(ctx.db, ctx.sessionId)?.created_at ?? now;

@@ -5,7 +5,7 @@ import { redact } from "../core/redact.ts";
 import { sessionIndexEnabled } from "../core/session-index.ts";
 import { storedFinalText } from "../db/queries/capture.ts";
 import { countChainTurns } from "../db/queries/chain.ts";
-import { recordHookError, resolveLive } from "../db/queries/sessions.ts";
+import { resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./run.ts";
 
@@ -56,6 +56,7 @@ async function waitForFlush(
   while (!hasLastMessage(newest, wanted) && !hasLastMessage(newest, last)) {
     if (performance.now() >= deadline) {
       // Store what is there; the next Stop or the next session's handoff finishes the turn.
+      const { recordHookError } = await import("../db/queries/hook-errors.ts");
       recordHookError(
         ctx.db,
         "stop",

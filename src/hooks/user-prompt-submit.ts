@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
 import { isBatonPrompt } from "../core/handoff.ts";
-import { openForRead } from "../db/open.ts";
+import { fileSize, openForRead } from "../db/open.ts";
 import { getPending, putBaton } from "../db/queries/handoff.ts";
 import type { HookContext, HookPayload } from "./run.ts";
 
@@ -15,7 +14,7 @@ import type { HookContext, HookPayload } from "./run.ts";
  */
 export function nothingToHandOver(path: string, sessionId: string, payload: HookPayload): boolean {
   const prompt = typeof payload.prompt === "string" ? payload.prompt.trim() : "";
-  if (isBatonPrompt(prompt) || !existsSync(path)) return false;
+  if (isBatonPrompt(prompt) || !fileSize(path)) return false;
   try {
     const db = openForRead(path);
     try {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { summarizeNext } from "../../src/capture/summarize.ts";
-import { REDACTION_KINDS, redact } from "../../src/core/redact.ts";
+import { hintScansAgree, REDACTION_KINDS, redact } from "../../src/core/redact.ts";
 import { FIXTURES, REPO, tempDb } from "../helpers/db.ts";
 import { SECRET_SHAPES, SECRETS } from "../helpers/secrets.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -164,6 +164,15 @@ describe("redaction", () => {
       "a key-value store in the us-east-1 region; TASK_SKIPPED",
     ])
       expect(redact(text)).toBe(text);
+  });
+
+  test("the per-hint scan of a cold process and the one-regex scan name the same rules", () => {
+    // A process scans its first 16 KiB hint by hint and the rest with one regex (src/core/redact.ts):
+    // the two must agree on every fixture, alone and inside ordinary text, and on text without one.
+    const texts = Object.values(SECRET_SHAPES).flatMap(({ text }) => [text, `log line ${text} done`]);
+    texts.push("plain words, no secret at all, in a sentence long enough to be scanned");
+    expect(texts.filter((t) => !hintScansAgree(t))).toEqual([]);
+    expect(texts.length).toBeGreaterThan(REDACTION_KINDS.length);
   });
 
   test("a long base64 image body is not mistaken for a token", () => {

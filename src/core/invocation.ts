@@ -5,8 +5,8 @@
  * Code's Bash tool whatever the install path, without PATH or a registry (docs/hooks.md,
  * "Commands the model runs").
  */
-import { fileURLToPath } from "node:url";
 import { VERSION } from "../version.ts";
+import { joinPath } from "./paths.ts";
 
 const SAFE_WORD = /^[A-Za-z0-9._:@%+=,/-]+$/;
 
@@ -30,7 +30,7 @@ const ENTRY = /[\\/](cli\.ts|throughline\.js)$/;
  */
 export function selfArgv(main = Bun.main, execPath = process.execPath): string[] {
   if (isCompiledMain(main)) return [execPath];
-  return [execPath, ENTRY.test(main) ? main : fileURLToPath(new URL("../cli.ts", import.meta.url))];
+  return [execPath, ENTRY.test(main) ? main : joinPath(import.meta.dir, "../cli.ts")];
 }
 
 /**

@@ -425,11 +425,12 @@ rules.forEach((r, i) => {
 
 /**
  * Finding the hints. A cold hook redacts a few kilobytes, where one `includes` per hint is
- * cheapest; building and compiling the single regex over all hints costs a cold process ~4 ms
- * (docs/benchmarks.md), which pays only over many kilobytes. So the first SCAN_SWITCH
- * characters a process redacts use `includes`, and the rest the regex.
+ * cheapest (~0.04 ms per KiB in a cold process); building and compiling the single regex over
+ * all hints costs ~2-4 ms once, then ~0.01 ms per KiB (docs/benchmarks.md). They break even
+ * near 70 KiB, so the first SCAN_SWITCH characters a process redacts use `includes` and the
+ * rest (replay, import, a huge tool output) the regex.
  */
-const SCAN_SWITCH = 16_384;
+const SCAN_SWITCH = 65_536;
 let scannedByIncludes = 0;
 let hintScan: { re: RegExp; rules: Map<string, number[]> } | null = null;
 

@@ -77,30 +77,38 @@ export async function runHook(
     }
     const cwdText = typeof payload.cwd === "string" && payload.cwd ? payload.cwd : null;
     // One project identity for every hook and command (docs/project-identity.md). It reads the
-    // file system (node:fs, ~2 ms to load in a cold process), so it is worked out only when needed.
+    // file system (node:fs, ~2 ms to load in a cold process) and the database costs an open and
+    // a close-time checkpoint: both are made on first use, so a handler that needs neither (a
+    // PostToolUse with no activity) pays for neither.
     let project: string | null | undefined;
-    const projectOfCwd = async (): Promise<string | null> => {
+    const projectOfCwd = (): string | null => {
       if (project === undefined)
-        project = cwdText ? (await import("../db/project.ts")).projectOf(cwdText, env) : null;
+        project = cwdText
+          ? (require("../db/project.ts") as typeof import("../db/project.ts")).projectOf(cwdText, env)
+          : null;
       return project;
     };
     // A listed session or project is not captured at all: nothing is opened or written.
     const never = await neverList(env);
-    if (never && isNever(never, { sessionId, project: await projectOfCwd(), cwd: cwdText }))
+    if (never && isNever(never, { sessionId, project: projectOfCwd(), cwd: cwdText }))
       return { exitCode: 0, stdout: "", stderr: "" };
     if (event === "user-prompt-submit") {
       const { nothingToHandOver } = await import("./user-prompt-submit.ts");
       if (nothingToHandOver(databasePath(env), sessionId, payload))
         return { exitCode: 0, stdout: "", stderr: "" };
     }
-    const cwd = await projectOfCwd();
-    db = openForWrite(databasePath(env));
     const handler = await load();
+    const path = databasePath(env);
     const out = await handler({
-      db,
+      get db() {
+        db ??= openForWrite(path);
+        return db;
+      },
       payload,
       sessionId,
-      project: cwd,
+      get project() {
+        return projectOfCwd();
+      },
       transcriptPath:
         typeof payload.transcript_path === "string" && payload.transcript_path
           ? payload.transcript_path

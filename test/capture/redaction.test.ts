@@ -167,7 +167,7 @@ describe("redaction", () => {
   });
 
   test("the per-hint scan of a cold process and the one-regex scan name the same rules", () => {
-    // A process scans its first 16 KiB hint by hint and the rest with one regex (src/core/redact.ts):
+    // A process scans its first 64 KiB hint by hint and the rest with one regex (src/core/redact.ts):
     // the two must agree on every fixture, alone and inside ordinary text, and on text without one.
     const texts = Object.values(SECRET_SHAPES).flatMap(({ text }) => [text, `log line ${text} done`]);
     texts.push("plain words, no secret at all, in a sentence long enough to be scanned");

@@ -77,6 +77,24 @@ describe("hook import graph", () => {
       expect(graph.length).toBeLessThanOrEqual(BUDGET[event] ?? 0);
     });
 
+  test("an ordinary prompt loads no node: built-in (node:fs alone costs a cold process ~2 ms)", () => {
+    // The static graph of the prompt path, built-ins included: only bun:sqlite may be there.
+    const builtins = new Set<string>();
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const imp of transpiler.scanImports(readFileSync(file, "utf8"))) {
+        if (imp.kind !== "import-statement") continue;
+        if (imp.path.startsWith(".")) visit(resolve(dirname(file), imp.path));
+        else builtins.add(imp.path);
+      }
+    };
+    visit(join(hooksDir, "run.ts"));
+    visit(join(hooksDir, "user-prompt-submit.ts"));
+    expect([...builtins].sort()).toEqual(["bun:sqlite"]);
+  });
+
   for (const entry of entries)
     test(`${entry.slice(REPO.length + 1)} imports only core, db and bun built-ins`, async () => {
       const out = await Bun.build({ entrypoints: [entry], target: "bun", metafile: true });

@@ -26,7 +26,7 @@ import {
   upsertTurn,
 } from "../db/queries/capture.ts";
 import { insertEvents } from "../db/queries/events.ts";
-import { getSession, resolveLive, type SessionUpsert, upsertSession } from "../db/queries/sessions.ts";
+import { chainKey, getSession, type SessionUpsert, upsertSession } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 
 export interface IngestOptions {
@@ -331,7 +331,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
 function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): IngestResult {
   const { origin, project } = p;
   // Inside the lock: a handoff may have merged this chain since the plan was made.
-  const live = resolveLive(db, origin).id;
+  const live = chainKey(db, origin);
   let details = 0;
   let events = 0;
   upsertSession(db, p.session);
@@ -503,7 +503,7 @@ export function ingestSubagent(
       if (subagentDone(again)) return result(again); // a parallel hook stored this very file
       const p = sameObserved(first, again) ? plan : planSubagent(path, again, parentSessionId);
       const turn = turnAt(db, p.origin, p.firstTimestamp ?? now);
-      const live = turn?.session_id ?? resolveLive(db, p.origin).id;
+      const live = turn?.session_id ?? chainKey(db, p.origin);
       upsertSubagentDetail(db, {
         turnId: turn?.id ?? null,
         sessionId: live,

@@ -251,6 +251,7 @@ export function importExportFile(dbPath: string, file: string): FromExportReport
             "E_EXPORT_FORMAT",
             `${file} ends before its end record (truncated?); nothing was imported`,
           );
+        w.finish();
         return report;
       })
       .immediate();

@@ -5,7 +5,7 @@ import { redact } from "../core/redact.ts";
 import { openForWrite } from "../db/open.ts";
 import { findProject } from "../db/project.ts";
 import { insertEvents, latestChain } from "../db/queries/events.ts";
-import { getSession, resolveLive } from "../db/queries/sessions.ts";
+import { chainKey, getSession, resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 
@@ -61,7 +61,12 @@ export default defineCommand({
       const live = resolveLive(db, origin).id;
       insertEvents(
         db,
-        { sessionId: live, originSessionId: origin, project: project ?? cwd, turnNumber: null },
+        {
+          sessionId: chainKey(db, origin),
+          originSessionId: origin,
+          project: project ?? cwd,
+          turnNumber: null,
+        },
         [draft],
       );
       if (args.json)

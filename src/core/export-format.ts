@@ -28,6 +28,8 @@ export interface SessionRecord {
   updated_at: number;
   merged_into: string | null;
   title: string | null;
+  /** Key of the chain the session belongs to (docs/architecture.md, "Chains"); absent before schema 5. */
+  chain?: string;
 }
 
 export interface TurnRecord {
@@ -120,7 +122,7 @@ export function emptyCounts(): ExportCounts {
   return { sessions: 0, turns: 0, details: 0, events: 0, summaries: 0 };
 }
 
-type Kind = "string" | "string?" | "int" | "int?" | "bool";
+type Kind = "string" | "string?" | "string|absent" | "int" | "int?" | "bool";
 
 const FIELDS: { [K in ExportRecord["record"]]: Record<string, Kind> } = {
   header: { schema: "string", exported_at: "string", generator: "string", db_schema_version: "int" },
@@ -132,6 +134,7 @@ const FIELDS: { [K in ExportRecord["record"]]: Record<string, Kind> } = {
     updated_at: "int",
     merged_into: "string?",
     title: "string?",
+    chain: "string|absent",
   },
   turn: {
     session_id: "string",
@@ -189,6 +192,8 @@ function fits(v: unknown, kind: Kind): boolean {
       return typeof v === "string";
     case "string?":
       return v === null || typeof v === "string";
+    case "string|absent":
+      return v === undefined || typeof v === "string";
     case "int":
       return Number.isSafeInteger(v);
     case "int?":
@@ -220,7 +225,8 @@ export function parseRecord(line: string, lineNo: number): ExportRecord {
     throw bad(lineNo, `unknown record ${JSON.stringify(kind ?? null)}`);
   const fields = FIELDS[kind as ExportRecord["record"]];
   for (const [name, k] of Object.entries(fields))
-    if (!fits(o[name], k)) throw bad(lineNo, `${kind}.${name}: expected ${k.replace("?", " or null")}`);
+    if (!fits(o[name], k))
+      throw bad(lineNo, `${kind}.${name}: expected ${k.replace("?", " or null").replace("|", " or ")}`);
   if (kind === "header" && o.schema !== EXPORT_SCHEMA)
     throw bad(lineNo, `schema ${JSON.stringify(o.schema)} is not ${EXPORT_SCHEMA}`);
   if (kind === "end") {

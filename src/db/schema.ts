@@ -2,6 +2,26 @@
  * Migrations, in order. `PRAGMA user_version` holds how many have been applied. Embedded as
  * strings so the compiled binary carries them; never edit a shipped entry, append a new one.
  */
+/**
+ * Until schema 5 a merge moved the chain's rows to the new live end, so every row is keyed on
+ * the live end of its chain: that is each session's chain key. Used by migration 5 and by
+ * `import --from-export` of an export written before it (which carries no `chain`), where
+ * `filter` limits it to the imported sessions. A merge cycle stops after 64 steps.
+ */
+export function legacyChainKeys(filter: string): string {
+  return `
+CREATE TEMP TABLE tl_chain_keys (id TEXT PRIMARY KEY, key TEXT NOT NULL);
+WITH RECURSIVE up(id, cur, n) AS (
+  SELECT id, id, 0 FROM sessions
+  UNION ALL
+  SELECT up.id, s.merged_into, up.n + 1 FROM up JOIN sessions s ON s.id = up.cur
+  WHERE s.merged_into IS NOT NULL AND up.n < 64
+)
+INSERT OR REPLACE INTO tl_chain_keys (id, key) SELECT id, cur FROM up ORDER BY n;
+UPDATE sessions SET chain = (SELECT key FROM tl_chain_keys k WHERE k.id = sessions.id) WHERE ${filter};
+DROP TABLE tl_chain_keys;`;
+}
+
 export const MIGRATIONS: readonly string[] = [
   /* 1: initial schema */ `
 CREATE TABLE sessions (
@@ -267,6 +287,15 @@ CREATE TRIGGER events_fts_insert AFTER INSERT ON events BEGIN
 END;
 CREATE TRIGGER events_fts_delete AFTER DELETE ON events BEGIN
   DELETE FROM events_fts WHERE rowid = old.id;
+END;
+`,
+  /* 5: a chain's rows are keyed on the chain, so a merge is O(1) (docs/architecture.md, "Chains") */ `
+ALTER TABLE sessions ADD COLUMN chain TEXT;
+${legacyChainKeys("1")}
+CREATE INDEX sessions_chain ON sessions(chain);
+-- A session starts its own chain; a merge later gives it the key of the chain it joins.
+CREATE TRIGGER sessions_chain_default AFTER INSERT ON sessions WHEN new.chain IS NULL BEGIN
+  UPDATE sessions SET chain = new.id WHERE id = new.id;
 END;
 `,
 ];

@@ -7,7 +7,7 @@ import { extractEvents, redactEvent, toolCallFromPostToolUse } from "../core/eve
 import { claudeConfigDir } from "../core/paths.ts";
 import { sessionIndexEnabled } from "../core/session-index.ts";
 import { insertEvents } from "../db/queries/events.ts";
-import { resolveLive } from "../db/queries/sessions.ts";
+import { chainKey } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./run.ts";
 
@@ -26,7 +26,7 @@ export default function postToolUse(ctx: HookContext): Promise<undefined> | unde
   insertEvents(
     ctx.db,
     {
-      sessionId: resolveLive(ctx.db, ctx.sessionId).id,
+      sessionId: chainKey(ctx.db, ctx.sessionId),
       originSessionId: ctx.sessionId,
       project: ctx.project,
       turnNumber: null,

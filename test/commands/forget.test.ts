@@ -13,6 +13,7 @@ import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { deleteSelection } from "../../src/db/queries/forget.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
+import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import { runCli, runShell, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
 import { bakedCommands, fileDigest, isoAt, Jsonl } from "../helpers/pull.ts";
@@ -116,7 +117,7 @@ function chainKeys(db: string, live: string): string[] {
   try {
     return r
       .query<{ k: string }, { s: string }>(
-        `SELECT origin_session_id || ':' || turn_number AS k FROM turns WHERE session_id = $s
+        `SELECT origin_session_id || ':' || turn_number AS k FROM turns WHERE session_id = ${chainKeyOf("$s")}
          ORDER BY started_at, origin_session_id, turn_number`,
       )
       .all({ s: live })

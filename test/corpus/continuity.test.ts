@@ -12,6 +12,7 @@ import { replay } from "../../src/capture/replay.ts";
 import { CONTEXT_BUDGET, isControlCommand, nextOlderTurn, renderContext } from "../../src/core/context.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { loadContextInput } from "../../src/db/queries/chain.ts";
+import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import { CLI_INVOCATION, CORPUS, REPO, tempDir, USER_PATH } from "../helpers/db.ts";
 import { bakedCommands } from "../helpers/pull.ts";
 
@@ -75,7 +76,7 @@ describe.skipIf(mains.length === 0)("continuity over the corpus", () => {
         // also makes it a real same-millisecond boundary case).
         chain = r
           .query<{ k: string }, { s: string }>(
-            `SELECT origin_session_id || ':' || turn_number AS k FROM turns WHERE session_id = $s
+            `SELECT origin_session_id || ':' || turn_number AS k FROM turns WHERE session_id = ${chainKeyOf("$s")}
                ORDER BY started_at, origin_session_id, turn_number`,
           )
           .all({ s: session })

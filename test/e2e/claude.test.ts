@@ -29,6 +29,7 @@ import {
 } from "./driver.ts";
 import { hookLatencies, listTranscripts, parseHookLatencies } from "./hook-latency.ts";
 import {
+  chainKeyIn,
   clearSession,
   diagnose,
   held,
@@ -530,7 +531,7 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
       // Both of the old session's turns keep their origin and live in the new session's chain.
       const turns = storedTurns(h, oldId);
       expect(turns.map((t) => t.user)).toEqual([one, late]);
-      expect(turns.every((t) => t.session_id === newId)).toBe(true);
+      expect(turns.every((t) => t.session_id === chainKeyIn(h, newId))).toBe(true);
     },
     LONG,
   );

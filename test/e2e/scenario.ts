@@ -3,6 +3,8 @@
  * waiting for a stored turn, holding a `claude -p` open, `/clear` in the TUI, and the push as
  * Claude Code recorded it.
  */
+
+import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import {
   type E2EHome,
   hookEvents,
@@ -24,6 +26,14 @@ export interface TurnRow {
   session_id: string;
   user: string | null;
   assistant: string | null;
+}
+
+/** The key under which the chain holding `sessionId` stores its rows (docs/architecture.md, "Chains"). */
+export function chainKeyIn(h: E2EHome, sessionId: string): string | undefined {
+  return queryDb(
+    h,
+    (db) => (db.query(`SELECT ${chainKeyOf("$s")} AS k`).get({ $s: sessionId }) as { k: string }).k,
+  );
 }
 
 /** Stored turns whose origin is `sessionId`, oldest first, with their L2 text. */

@@ -5,6 +5,7 @@
  * session a /clear continues"). Runs against THROUGHLINE_E2E_CLAUDE or the pinned CLI.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import {
   createHome,
   type E2EHome,
@@ -107,11 +108,7 @@ function storedPrompts(h: E2EHome, sid: string): string[] {
         db
           .query(
             `SELECT b.text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'user'
-             WHERE t.session_id = (SELECT coalesce(
-               (WITH RECURSIVE up(id, n) AS (SELECT $s, 0 UNION ALL
-                  SELECT s.merged_into, n + 1 FROM sessions s JOIN up ON s.id = up.id
-                  WHERE s.merged_into IS NOT NULL AND n < 100)
-                SELECT id FROM up ORDER BY n DESC LIMIT 1), $s))
+             WHERE t.session_id = ${chainKeyOf("$s")}
              ORDER BY t.started_at`,
           )
           .all({ s: sid }) as { text: string }[]

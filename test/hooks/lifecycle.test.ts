@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTEXT_BUDGET } from "../../src/core/context.ts";
+import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { CORPUS, count, runCli, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
@@ -54,8 +55,12 @@ describe("lifecycle: /clear auto handoff (docs/contract.md#the-push)", () => {
       expect(db.query("SELECT merged_into FROM sessions WHERE id = $id").get({ id: sid(1) })).toEqual({
         merged_into: next,
       });
-      expect(count(db, "SELECT count(*) n FROM turns WHERE session_id = $s", { s: next })).toBe(5);
-      expect(count(db, "SELECT count(*) n FROM turns WHERE session_id = $s", { s: ghost })).toBe(0);
+      expect(
+        count(db, `SELECT count(*) n FROM turns WHERE session_id = ${chainKeyOf("$s")}`, { s: next }),
+      ).toBe(5);
+      expect(
+        count(db, `SELECT count(*) n FROM turns WHERE session_id = ${chainKeyOf("$s")}`, { s: ghost }),
+      ).toBe(0);
       expect(count(db, "SELECT count(*) n FROM injections WHERE session_id = $s", { s: ghost })).toBe(0);
       expect(count(db, "SELECT count(*) n FROM injections WHERE session_id = $s", { s: next })).toBe(1);
       expect(
@@ -230,7 +235,7 @@ describe("lifecycle: /tl baton (docs/contract.md#handoff)", () => {
       expect(
         db
           .query(
-            "SELECT origin_session_id o, count(*) n FROM turns WHERE session_id = $s GROUP BY 1 ORDER BY 1",
+            `SELECT origin_session_id o, count(*) n FROM turns WHERE session_id = ${chainKeyOf("$s")} GROUP BY 1 ORDER BY 1`,
           )
           .all({ s: sid(4) }),
       ).toEqual([
@@ -286,8 +291,12 @@ describe.skipIf(!existsSync(join(CORPUS, "transcripts")))("lifecycle on a real r
     expect(out.stdout.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
     expect((await h.fire("user-prompt-submit", sid(7), { prompt: "next" }, cwd)).stdout).toBe("");
     h.read((db) => {
-      expect(count(db, "SELECT count(*) n FROM turns WHERE session_id = $s", { s: sid(7) })).toBe(14);
-      expect(count(db, "SELECT count(*) n FROM turns WHERE session_id = $s", { s: sid(8) })).toBe(0);
+      expect(
+        count(db, `SELECT count(*) n FROM turns WHERE session_id = ${chainKeyOf("$s")}`, { s: sid(7) }),
+      ).toBe(14);
+      expect(
+        count(db, `SELECT count(*) n FROM turns WHERE session_id = ${chainKeyOf("$s")}`, { s: sid(8) }),
+      ).toBe(0);
     });
   }, 60_000);
 });
@@ -412,7 +421,7 @@ async function replayRecording(rec: Recording, opts: ReplayOptions = {}) {
         read
           .query(
             `SELECT b.text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'user'
-             WHERE t.session_id = (SELECT coalesce(s.merged_into, s.id) FROM sessions s WHERE s.id = $s)
+             WHERE t.session_id = ${chainKeyOf("$s")}
              ORDER BY t.started_at`,
           )
           .all({ s: sessionOf.get(prompt)! }) as { text: string }[]
@@ -549,7 +558,9 @@ describe("clears with no prompt between them keep the chain", () => {
     expect(out.stdout).toContain("1111 answer 3");
     h.read((db) => {
       // Three turns of the first session and the middle session's /clear.
-      expect(count(db, "SELECT count(*) n FROM turns WHERE session_id = $s", { s: sid(3) })).toBe(4);
+      expect(
+        count(db, `SELECT count(*) n FROM turns WHERE session_id = ${chainKeyOf("$s")}`, { s: sid(3) }),
+      ).toBe(4);
       const rows = db
         .query(
           "SELECT session_id, path, predecessor, chosen_by FROM handoffs WHERE path != 'none' ORDER BY id",

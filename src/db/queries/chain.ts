@@ -1,6 +1,6 @@
 /**
  * Reads of a session chain for the push and the pull commands (docs/contract.md#the-push). `turns.session_id`
- * is the live end of the chain each turn belongs to. Every query orders turns the same way,
+ * is the key of the chain each turn belongs to (`chainKeyOf`: any session of the chain finds it). Every query orders turns the same way,
  * `started_at, origin_session_id, turn_number` (the `turns_session_started` index), so the
  * push, `recall --l2` and `recall --l1` agree on what "before the boundary" and "newest" mean.
  */
@@ -10,7 +10,7 @@ import { type ChainTurn, type ContextInput, type DetailCount, WINDOW_TURNS } fro
 import { selfInvocation } from "../../core/invocation.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
-import { resolveLive } from "./sessions.ts";
+import { chainKeyOf, resolveLive } from "./sessions.ts";
 
 export interface TurnRow {
   id: number;
@@ -99,7 +99,9 @@ export function resolveChain(db: Database, id: string): string {
 
 export function countChainTurns(db: Database, live: string): number {
   return db
-    .query<{ n: number }, { s: string }>("SELECT count(*) AS n FROM turns WHERE session_id = $s")
+    .query<{ n: number }, { s: string }>(
+      `SELECT count(*) AS n FROM turns WHERE session_id = ${chainKeyOf("$s")}`,
+    )
     .get({ s: live })!.n;
 }
 
@@ -135,7 +137,7 @@ export function newestTurns(db: Database, live: string, limit: number): LoadedTu
   const rows = db
     .query<TurnRow, { s: string; limit: number }>(
       `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
-       WHERE t.session_id = $s ${ORDER_NEWEST_FIRST} LIMIT $limit`,
+       WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST} LIMIT $limit`,
     )
     .all({ s: live, limit });
   return withDetails(db, rows.reverse());
@@ -154,7 +156,7 @@ export function turnsBefore(
   const rows = db
     .query<TurnRow, { s: string; before: number; limit: number; skip: number }>(
       `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
-       WHERE t.session_id = $s AND t.started_at < $before ${ORDER_NEWEST_FIRST}
+       WHERE t.session_id = ${chainKeyOf("$s")} AND t.started_at < $before ${ORDER_NEWEST_FIRST}
        LIMIT $limit OFFSET $skip`,
     )
     .all({ s: live, before, limit: opts.limit ?? -1, skip: opts.skip });
@@ -173,7 +175,7 @@ export function summariesBefore(
       `SELECT t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
               CASE WHEN k.error IS NULL THEN k.summary END AS summary
        FROM turns t LEFT JOIN skeletons k ON k.turn_id = t.id
-       WHERE t.session_id = $s AND t.started_at < $before ${ORDER_NEWEST_FIRST}
+       WHERE t.session_id = ${chainKeyOf("$s")} AND t.started_at < $before ${ORDER_NEWEST_FIRST}
        LIMIT $limit OFFSET $skip`,
     )
     .all({ s: live, before, limit: opts.limit ?? -1, skip: opts.skip })
@@ -207,7 +209,7 @@ export function loadContextInput(db: Database, live: string): ContextInput {
   }
   const olderNewest = db
     .query<{ started_at: number }, { s: string; skip: number }>(
-      `SELECT t.started_at FROM turns t WHERE t.session_id = $s ${ORDER_NEWEST_FIRST} LIMIT 1 OFFSET $skip`,
+      `SELECT t.started_at FROM turns t WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST} LIMIT 1 OFFSET $skip`,
     )
     .get({ s: live, skip: window.length });
   const olderSummarized =
@@ -215,14 +217,14 @@ export function loadContextInput(db: Database, live: string): ContextInput {
       ? db
           .query<{ n: number }, { s: string; ids: string }>(
             `SELECT count(*) AS n FROM turns t JOIN skeletons k ON k.turn_id = t.id
-             WHERE t.session_id = $s AND k.summary IS NOT NULL AND k.error IS NULL
+             WHERE t.session_id = ${chainKeyOf("$s")} AND k.summary IS NOT NULL AND k.error IS NULL
                AND t.id NOT IN (SELECT value FROM json_each($ids))`,
           )
           .get({ s: live, ids: JSON.stringify(window.map((t) => t.id)) })!.n
       : 0;
   const first = db
     .query<{ started_at: number | null }, { s: string }>(
-      "SELECT min(started_at) AS started_at FROM turns WHERE session_id = $s",
+      `SELECT min(started_at) AS started_at FROM turns WHERE session_id = ${chainKeyOf("$s")}`,
     )
     .get({ s: live });
   const hasReply = window.some((t) => t.finalText !== null && t.finalText.trim() !== "");
@@ -232,7 +234,7 @@ export function loadContextInput(db: Database, live: string): ContextInput {
           .query<{ final_text: string; ended_at: number }, { s: string }>(
             `SELECT a.final_text, t.ended_at FROM turns t
              JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
-             WHERE t.session_id = $s AND a.final_text IS NOT NULL AND trim(a.final_text) <> ''
+             WHERE t.session_id = ${chainKeyOf("$s")} AND a.final_text IS NOT NULL AND trim(a.final_text) <> ''
              ${ORDER_NEWEST_FIRST} LIMIT 1`,
           )
           .get({ s: live })
@@ -249,7 +251,7 @@ export function loadContextInput(db: Database, live: string): ContextInput {
 }
 
 const SCOPE_WHERE = {
-  chain: "t.session_id = $key",
+  chain: `t.session_id = ${chainKeyOf("$key")}`,
   project: "t.origin_session_id IN (SELECT id FROM sessions WHERE project = $key)",
   all: "$key = $key",
 } as const satisfies Record<Scope["kind"], string>;

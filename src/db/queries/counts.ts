@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { chainKeyOf } from "./sessions.ts";
 
 /** Rows per memory layer, over the whole database. */
 export interface LayerCounts {
@@ -45,7 +46,12 @@ export function turnCounts(db: Database, id: string): { own: number; chain: numb
     db.query("SELECT count(*) AS n FROM turns WHERE origin_session_id = $id").get({ id }) as { n: number }
   ).n;
   const chain = (
-    db.query("SELECT count(*) AS n FROM turns WHERE session_id = $id").get({ id }) as { n: number }
+    db
+      .query(
+        `SELECT count(*) AS n FROM turns WHERE session_id = ${chainKeyOf("$id")}
+         AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = $id AND merged_into IS NOT NULL)`,
+      )
+      .get({ id }) as { n: number }
   ).n;
   return { own, chain };
 }

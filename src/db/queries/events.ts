@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 import type { EventDraft, EventType } from "../../core/events.ts";
 import { bm25Scores } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
-import { resolveLive } from "./sessions.ts";
+import { chainKeyOf, liveOfKey, resolveLive } from "./sessions.ts";
 
 /** The one project lookup lives in db/project.ts; re-exported for callers that import it here. */
 export { findProject } from "../project.ts";
@@ -100,7 +100,7 @@ export function latestChain(db: Database, project: string): string | null {
     .get({ p: project });
   const e = db
     .query<{ id: string; at: number }, { p: string }>(
-      "SELECT session_id AS id, ts AS at FROM events WHERE project = $p ORDER BY ts DESC LIMIT 1",
+      `SELECT ${liveOfKey("session_id")} AS id, ts AS at FROM events WHERE project = $p ORDER BY ts DESC LIMIT 1`,
     )
     .get({ p: project });
   const pick = s && e ? (e.at > s.at ? e : s) : (s ?? e);
@@ -140,7 +140,7 @@ function build(f: EventFilter): Built {
   const parts: string[] = [];
   const params: Record<string, string | number> = {};
   if (f.scope.kind === "chain") {
-    parts.push("e.session_id = $scope");
+    parts.push(`e.session_id = ${chainKeyOf("$scope")}`);
     params.scope = f.scope.live;
   } else if (f.scope.kind === "project") {
     parts.push("e.project = $scope");
@@ -199,7 +199,7 @@ export function listEvents(db: Database, f: EventFilter, limit: number): EventRo
   const b = build(f);
   return db
     .query<EventRow, Record<string, string | number>>(
-      `SELECT e.* FROM ${b.from} WHERE ${b.where} ORDER BY e.ts DESC, e.seq DESC LIMIT $limit`,
+      `SELECT e.id, ${liveOfKey("e.session_id")} AS session_id, e.origin_session_id, e.project, e.turn_number, e.seq, e.ts, e.type, e.summary, e.detail, e.tool_use_id FROM ${b.from} WHERE ${b.where} ORDER BY e.ts DESC, e.seq DESC LIMIT $limit`,
     )
     .all({ ...b.params, limit: Math.max(0, Math.floor(limit)) });
 }
@@ -222,7 +222,7 @@ export function rankEvents(
   const order = f.match !== null ? "events_fts.rowid DESC" : "e.ts DESC, e.seq DESC";
   const rows = db
     .query<EventRow, Record<string, string | number>>(
-      `SELECT e.* FROM ${b.from} WHERE ${b.where} ORDER BY ${order} LIMIT $limit`,
+      `SELECT e.id, ${liveOfKey("e.session_id")} AS session_id, e.origin_session_id, e.project, e.turn_number, e.seq, e.ts, e.type, e.summary, e.detail, e.tool_use_id FROM ${b.from} WHERE ${b.where} ORDER BY ${order} LIMIT $limit`,
     )
     .all({ ...b.params, limit: RANK_CANDIDATES });
   if (f.match === null && f.substrings.length === 0) return rows.slice(0, limit);
@@ -243,7 +243,7 @@ export function scopeIds(db: Database, scope: Scope): { lo: number; hi: number }
   if (scope.kind !== "chain") return null;
   const row = db
     .query<{ lo: number | null; hi: number | null }, { s: string }>(
-      "SELECT min(id) AS lo, max(id) AS hi FROM events WHERE session_id = $s",
+      `SELECT min(id) AS lo, max(id) AS hi FROM events WHERE session_id = ${chainKeyOf("$s")}`,
     )
     .get({ s: scope.live });
   return row && row.lo !== null && row.hi !== null ? { lo: row.lo, hi: row.hi } : null;
@@ -253,7 +253,9 @@ export function scopeIds(db: Database, scope: Scope): { lo: number; hi: number }
 export function scopeHasEvents(db: Database, scope: Scope): boolean {
   const row =
     scope.kind === "chain"
-      ? db.query("SELECT 1 AS x FROM events WHERE session_id = $s LIMIT 1").get({ s: scope.live })
+      ? db
+          .query(`SELECT 1 AS x FROM events WHERE session_id = ${chainKeyOf("$s")} LIMIT 1`)
+          .get({ s: scope.live })
       : scope.kind === "project"
         ? db.query("SELECT 1 AS x FROM events WHERE project = $s LIMIT 1").get({ s: scope.project })
         : db.query("SELECT 1 AS x FROM events LIMIT 1").get();

@@ -14,6 +14,7 @@ import type {
   TurnRecord,
 } from "../../core/export-format.ts";
 import { ThroughlineError } from "../../errors.ts";
+import { legacyChainKeys } from "../schema.ts";
 
 export function schemaVersion(db: Database): number {
   return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
@@ -21,7 +22,7 @@ export function schemaVersion(db: Database): number {
 
 export function* exportSessions(db: Database): Generator<SessionRecord> {
   const q = db.query<Omit<SessionRecord, "record">, []>(
-    `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title
+    `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title, chain
      FROM sessions ORDER BY rowid`,
   );
   for (const r of q.iterate()) yield { record: "session", ...r };
@@ -77,8 +78,8 @@ export function exportImporter(db: Database) {
   // A session already in the target keeps its values; the file only fills what it lacks, so
   // a second import (or an import into a database that moved on) changes nothing.
   const upsertSession = db.query(
-    `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, merged_into, title)
-     VALUES ($id, $project, $transcript_path, $created_at, $updated_at, $merged_into, $title)
+    `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, merged_into, title, chain)
+     VALUES ($id, $project, $transcript_path, $created_at, $updated_at, $merged_into, $title, $chain)
      ON CONFLICT(id) DO UPDATE SET
        project = coalesce(sessions.project, excluded.project),
        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
@@ -122,12 +123,24 @@ export function exportImporter(db: Database) {
     return row.id;
   };
 
+  // Sessions of an export written before schema 5 carry no chain key: worked out at the end.
+  const keyless: string[] = [];
   return {
     session(r: SessionRecord): boolean {
       const existed = sessionExists.get({ id: r.id }) !== null;
-      const { record: _, ...row } = r;
-      upsertSession.run(row);
+      const { record: _, chain, ...row } = r;
+      upsertSession.run({ ...row, chain: chain ?? null });
+      if (chain === undefined && !existed) keyless.push(r.id);
       return !existed;
+    },
+    /** After the last record: the chain keys an older export left out (rows keyed on live ends). */
+    finish(): void {
+      if (keyless.length === 0) return;
+      db.run("CREATE TEMP TABLE tl_keyless (id TEXT PRIMARY KEY)");
+      const add = db.query("INSERT OR IGNORE INTO tl_keyless (id) VALUES ($id)");
+      for (const id of keyless) add.run({ id });
+      db.run(legacyChainKeys("id IN (SELECT id FROM temp.tl_keyless)"));
+      db.run("DROP TABLE tl_keyless");
     },
     turn(r: TurnRecord): boolean {
       const { record: _, user, assistant, final_text, ...row } = r;

@@ -199,8 +199,8 @@ function sessionFates(
                 AND NOT EXISTS (SELECT 1 FROM details WHERE origin_session_id = s.id)
                 AND NOT EXISTS (SELECT 1 FROM events WHERE origin_session_id = s.id) AS empty,
               EXISTS (SELECT 1 FROM sessions m WHERE m.merged_into = s.id)
-                OR EXISTS (SELECT 1 FROM turns WHERE session_id = s.id)
-                OR EXISTS (SELECT 1 FROM events WHERE session_id = s.id) AS linked,
+                OR (s.merged_into IS NULL AND (EXISTS (SELECT 1 FROM turns WHERE session_id = s.chain)
+                    OR EXISTS (SELECT 1 FROM events WHERE session_id = s.chain))) AS linked,
               (${sessionWhere(sel)}) AS named,
               s.title IS NOT NULL AS titled
        FROM sessions s WHERE s.id IN (SELECT value FROM json_each($ids))`,
@@ -217,8 +217,8 @@ function sessionFates(
 }
 
 /**
- * A session with nothing left goes, unless its id still holds a chain together (a session
- * merged into it, or turns and events whose chain end it is): then only its title goes. A
+ * A session with nothing left goes, unless it still holds a chain together (a session merged
+ * into it, or it is the live end of a chain with turns or events): then only its title goes. A
  * title holding the matched text goes in any case.
  */
 function fate(
@@ -249,10 +249,10 @@ export function planForget(db: Database, sel: ForgetSelector): ForgetPlan {
                 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.origin_session_id = s.id
                           AND e.id NOT IN (SELECT value FROM json_each($events))) AS empty,
               EXISTS (SELECT 1 FROM sessions m WHERE m.merged_into = s.id)
-                OR EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id
+                OR (s.merged_into IS NULL AND (EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.chain
                            AND t.id NOT IN (SELECT value FROM json_each($turns)))
-                OR EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id
-                           AND e.id NOT IN (SELECT value FROM json_each($events))) AS linked,
+                    OR EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.chain
+                           AND e.id NOT IN (SELECT value FROM json_each($events))))) AS linked,
               (${sessionWhere(sel)}) AS named,
               s.title IS NOT NULL AS titled
        FROM sessions s WHERE s.id IN (SELECT value FROM json_each($ids))`,

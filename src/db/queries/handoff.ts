@@ -7,6 +7,7 @@ import {
   type HandoffPath,
   LINK_WINDOW_MS,
 } from "../../core/handoff.ts";
+import { chainKey } from "./sessions.ts";
 
 export interface PendingRow {
   session_id: string;
@@ -156,13 +157,30 @@ export function deleteBaton(db: Database, project: string): void {
  * Re-parent a whole chain: every memory row of `from` now belongs to `to`; origins are kept.
  * Bodies and details follow their turn, so only turn and event rows are rewritten.
  */
+/**
+ * Merge the chain whose live end is `from` into session `to`, which becomes its live end. The
+ * chain's rows stay where they are: `to` (and whatever chain it already held, usually none)
+ * takes the chain's key, so a merge costs the same for 1,000 turns as for one
+ * (docs/architecture.md, "Chains"). Returns the number of turns the chain now holds.
+ */
 export function mergeChain(db: Database, from: string, to: string): number {
-  const moved = db
-    .query("UPDATE turns SET session_id = $to WHERE session_id = $from")
-    .run({ from, to }).changes;
-  db.query("UPDATE events SET session_id = $to WHERE session_id = $from").run({ from, to });
+  const key = chainKey(db, from);
+  const own = chainKey(db, to);
+  if (own !== key) {
+    db.query("UPDATE sessions SET chain = $key WHERE chain = $own").run({ key, own });
+    db.query("UPDATE turns SET session_id = $key WHERE session_id = $own").run({ key, own });
+    db.query("UPDATE events SET session_id = $key WHERE session_id = $own").run({ key, own });
+  }
+  // A `to` the database has no row for yet still needs one to carry the key.
+  db.query(
+    `INSERT INTO sessions (id, project, created_at, updated_at, chain)
+     SELECT $to, project, created_at, updated_at, $key FROM sessions WHERE id = $from
+     ON CONFLICT(id) DO NOTHING`,
+  ).run({ from, to, key });
   db.query("UPDATE sessions SET merged_into = $to WHERE id = $from").run({ from, to });
-  return moved;
+  return db
+    .query<{ n: number }, { key: string }>("SELECT count(*) AS n FROM turns WHERE session_id = $key")
+    .get({ key })!.n;
 }
 
 export interface HandoffRow {

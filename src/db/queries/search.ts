@@ -16,6 +16,7 @@ import {
   type TextMatch,
 } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
+import { chainKeyOf, liveOfKey } from "./sessions.ts";
 
 export interface SearchQuery extends TextMatch {
   scope: Scope;
@@ -48,11 +49,11 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     fts: "bodies_fts",
     text: "b.text",
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
-    chain: "b.turn_id IN (SELECT id FROM turns WHERE session_id = $scope)",
+    chain: `b.turn_id IN (SELECT id FROM turns WHERE session_id = ${chainKeyOf("$scope")})`,
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "b.role",
     turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
-    hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, t.session_id AS session,
+    hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, ${liveOfKey("t.session_id")} AS session,
             t.origin_session_id AS origin, t.turn_number, t.started_at AS at, t.started_at AS ts
           FROM bodies b JOIN turns t ON t.id = b.turn_id`,
   },
@@ -63,15 +64,15 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     text: "substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768)",
     ts: "d.created_at",
     // Rows without a turn (content before a transcript's first prompt) follow their origin session.
-    chain: `(d.turn_id IN (SELECT id FROM turns WHERE session_id = $scope)
+    chain: `(d.turn_id IN (SELECT id FROM turns WHERE session_id = ${chainKeyOf("$scope")})
              OR (d.turn_id IS NULL AND d.origin_session_id IN
-                 (SELECT origin_session_id FROM turns WHERE session_id = $scope UNION SELECT $scope)))`,
+                 (SELECT origin_session_id FROM turns WHERE session_id = ${chainKeyOf("$scope")} UNION SELECT $scope)))`,
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "d.kind || coalesce(' ' || d.tool_name, '')",
     turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
     hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
             substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
-            coalesce(t.session_id, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
+            coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
             coalesce(t.started_at, d.created_at) AS at, d.created_at AS ts
           FROM details d LEFT JOIN turns t ON t.id = d.turn_id`,
   },
@@ -81,11 +82,11 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     fts: "events_fts",
     text: "(e.type || ' ' || e.summary || char(10) || e.detail)",
     ts: "e.ts",
-    chain: "e.session_id = $scope",
+    chain: `e.session_id = ${chainKeyOf("$scope")}`,
     project: "e.project = $scope",
     label: "e.type",
     turn: "e.origin_session_id || ':' || e.turn_number",
-    hit: `SELECT e.id, e.type AS label, e.summary || char(10) || e.detail AS text, e.session_id AS session,
+    hit: `SELECT e.id, e.type AS label, e.summary || char(10) || e.detail AS text, ${liveOfKey("e.session_id")} AS session,
             e.origin_session_id AS origin, e.turn_number, coalesce(t.started_at, e.ts) AS at, e.ts AS ts
           FROM events e LEFT JOIN turns t ON t.origin_session_id = e.origin_session_id AND t.turn_number = e.turn_number`,
   },

@@ -1,6 +1,7 @@
 /** Reads behind the session-index files (docs/monitor.md): a session's events in `seq` order. */
 import type { Database } from "bun:sqlite";
 import type { IndexEventRow } from "../../core/session-index.ts";
+import { chainKeyOf } from "./sessions.ts";
 
 /** Events a session produced (its own, whichever chain holds them now), `seq` after `afterSeq`. */
 export function originEvents(db: Database, origin: string, afterSeq = 0): IndexEventRow[] {
@@ -33,7 +34,11 @@ export type IndexScope =
 /** Sessions with events in a scope, oldest first. */
 export function indexedSessions(db: Database, scope: IndexScope): string[] {
   const where =
-    scope.kind === "chain" ? "WHERE session_id = $v" : scope.kind === "project" ? "WHERE project = $v" : "";
+    scope.kind === "chain"
+      ? `WHERE session_id = ${chainKeyOf("$v")}`
+      : scope.kind === "project"
+        ? "WHERE project = $v"
+        : "";
   const v = scope.kind === "chain" ? scope.live : scope.kind === "project" ? scope.project : "";
   return db
     .query<{ o: string }, { v: string }>(

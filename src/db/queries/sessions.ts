@@ -47,6 +47,27 @@ export function getSession(db: Database, id: string): SessionRow | null {
 export const MAX_CHAIN_HOPS = 1000;
 
 /**
+ * The rows of a chain (turns, events) are keyed on the chain, not on its live end, so a merge
+ * moves no row (docs/architecture.md, "Chains"). Every session of a chain carries the key; a
+ * session the database does not know is its own chain. This is the SQL for "the key of the chain
+ * holding session `param`", for queries bound with any session id of the chain.
+ */
+export function chainKeyOf(param: string): string {
+  return `coalesce((SELECT chain FROM sessions WHERE id = ${param}), ${param})`;
+}
+
+/** SQL for the live end of the chain stored under key `expr` (the key itself when none is known). */
+export function liveOfKey(expr: string): string {
+  return `coalesce((SELECT id FROM sessions WHERE chain = ${expr} AND merged_into IS NULL
+                    ORDER BY updated_at DESC LIMIT 1), ${expr})`;
+}
+
+/** The key under which the chain holding session `id` stores its rows. */
+export function chainKey(db: Database, id: string): string {
+  return db.query<{ k: string }, { id: string }>(`SELECT ${chainKeyOf("$id")} AS k`).get({ id })!.k;
+}
+
+/**
  * Follow `merged_into` to the live end of a chain. Bounded: a cycle (which merge never
  * creates, but a damaged database might hold) stops at the first repeated id.
  */
@@ -79,7 +100,7 @@ export function recentSessions(db: Database, limit: number): RecentSession[] {
   return db
     .query<RecentSession, { limit: number }>(
       `SELECT s.id, s.project, s.updated_at, s.merged_into,
-              (SELECT count(*) FROM turns t WHERE t.session_id = s.id) AS turns
+              (SELECT count(*) FROM turns t WHERE t.session_id = s.chain) AS turns
        FROM sessions s WHERE s.merged_into IS NULL ORDER BY s.updated_at DESC LIMIT $limit`,
     )
     .all({ limit });
@@ -91,7 +112,7 @@ export function chainOf(db: Database, live: string): { id: string; turns: number
     .query<{ id: string; turns: number; created_at: number }, { live: string }>(
       `SELECT s.id, (SELECT count(*) FROM turns t WHERE t.origin_session_id = s.id) AS turns, s.created_at
        FROM sessions s
-       WHERE s.id = $live OR s.id IN (SELECT DISTINCT origin_session_id FROM turns WHERE session_id = $live)
+       WHERE s.id = $live OR s.id IN (SELECT DISTINCT origin_session_id FROM turns WHERE session_id = ${chainKeyOf("$live")})
        ORDER BY s.created_at, s.id`,
     )
     .all({ live });

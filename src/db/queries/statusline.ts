@@ -1,6 +1,6 @@
 /** What `throughline statusline` shows of memory (docs/monitor.md): one indexed read per call. */
 import type { Database } from "bun:sqlite";
-import { resolveLive } from "./sessions.ts";
+import { chainKeyOf, resolveLive } from "./sessions.ts";
 
 export interface StatuslineFacts {
   /** Live end of the session's chain. */
@@ -17,7 +17,7 @@ export function statuslineFacts(db: Database, sessionId: string): StatuslineFact
   const live = resolveLive(db, sessionId).id;
   const row = db
     .query<{ turns: number; pending: number; baton: number }, { sid: string; live: string }>(
-      `SELECT (SELECT count(*) FROM turns WHERE session_id = $live) AS turns,
+      `SELECT (SELECT count(*) FROM turns WHERE session_id = ${chainKeyOf("$live")}) AS turns,
               EXISTS (SELECT 1 FROM pending_handoffs WHERE session_id = $sid) AS pending,
               EXISTS (SELECT 1 FROM handoff_batons WHERE session_id IN ($sid, $live)) AS baton`,
     )

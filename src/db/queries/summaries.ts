@@ -7,6 +7,7 @@
  * than `staleBefore` (its worker died) may be taken again.
  */
 import type { Database } from "bun:sqlite";
+import { chainKeyOf } from "./sessions.ts";
 import type { UnsummarizedTurn } from "./skeletons.ts";
 
 export interface ClaimRequest {
@@ -38,7 +39,7 @@ export function claimNextTurn(db: Database, r: ClaimRequest): Claim {
       }
       const edge = db
         .query<{ started_at: number }, { s: string; w: number }>(
-          `SELECT started_at FROM turns WHERE session_id = $s
+          `SELECT started_at FROM turns WHERE session_id = ${chainKeyOf("$s")}
          ORDER BY started_at DESC, origin_session_id DESC, turn_number DESC LIMIT 1 OFFSET $w - 1`,
         )
         .get({ s: r.live, w: r.window });
@@ -50,7 +51,7 @@ export function claimNextTurn(db: Database, r: ClaimRequest): Claim {
          FROM turns t
          LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
          LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
-         WHERE t.session_id = $s AND t.started_at < $edge
+         WHERE t.session_id = ${chainKeyOf("$s")} AND t.started_at < $edge
            AND NOT EXISTS (SELECT 1 FROM skeletons k WHERE k.turn_id = t.id
                              AND NOT (k.summary IS NULL AND k.error IS NULL AND k.created_at < $stale))
          ORDER BY t.started_at, t.origin_session_id, t.turn_number LIMIT 1`,

@@ -28,7 +28,7 @@ import {
   scopeStats,
   topFiles,
 } from "../db/queries/events.ts";
-import { getSession } from "../db/queries/sessions.ts";
+import { getSession, liveEnd } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import {
   type ActivityEvent,
@@ -63,7 +63,7 @@ function parseNow(text: string | undefined): number {
   return ms;
 }
 
-function toEvent(r: EventRow): ActivityEvent {
+function toEvent(db: Database, r: EventRow): ActivityEvent {
   let detail: JsonObject = {};
   try {
     const v = JSON.parse(r.detail) as unknown;
@@ -77,7 +77,7 @@ function toEvent(r: EventRow): ActivityEvent {
     type: r.type,
     summary: r.summary,
     detail,
-    session: r.session_id,
+    session: liveEnd(db, r.session_id),
     origin: r.origin_session_id,
     project: r.project,
     turnNumber: r.turn_number,
@@ -140,7 +140,9 @@ function filterOf(
 
 function summaryFacts(db: Database, scope: Scope): SummaryFacts {
   const list = (types: EventType[], limit: number, from: number | null = null) =>
-    listEvents(db, { scope, types, from, to: null, match: null, substrings: [] }, limit).map(toEvent);
+    listEvents(db, { scope, types, from, to: null, match: null, substrings: [] }, limit).map((r) =>
+      toEvent(db, r),
+    );
   const stats = scopeStats(db, scope, { from: null, to: null });
   const green = lastGreen(db, scope);
   const openFrom = green === null ? null : green + 1;
@@ -183,7 +185,7 @@ export function activityView(
       db,
       { scope: opts.scope, types: null, from: null, to: null, match: null, substrings: [] },
       ACTIVITY_ROWS,
-    ).map(toEvent);
+    ).map((r) => toEvent(db, r));
     const total = Object.values(summary.byType).reduce((a, n) => a + (n ?? 0), 0);
     return { ...base, empty: false, total, events, summary };
   }
@@ -212,7 +214,7 @@ export function activityView(
     empty: false,
     total,
     totalCapped: total > COUNT_CAP,
-    events: rows.map(toEvent),
+    events: rows.map((r) => toEvent(db, r)),
     summary: null,
   };
 }

@@ -22,6 +22,7 @@ export interface EventScope {
 
 export interface EventRow {
   id: number;
+  /** Key of the chain the event belongs to (`liveEnd` names its live end). */
   session_id: string;
   origin_session_id: string;
   project: string | null;
@@ -199,7 +200,7 @@ export function listEvents(db: Database, f: EventFilter, limit: number): EventRo
   const b = build(f);
   return db
     .query<EventRow, Record<string, string | number>>(
-      `SELECT e.id, ${liveOfKey("e.session_id")} AS session_id, e.origin_session_id, e.project, e.turn_number, e.seq, e.ts, e.type, e.summary, e.detail, e.tool_use_id FROM ${b.from} WHERE ${b.where} ORDER BY e.ts DESC, e.seq DESC LIMIT $limit`,
+      `SELECT e.* FROM ${b.from} WHERE ${b.where} ORDER BY e.ts DESC, e.seq DESC LIMIT $limit`,
     )
     .all({ ...b.params, limit: Math.max(0, Math.floor(limit)) });
 }
@@ -222,7 +223,7 @@ export function rankEvents(
   const order = f.match !== null ? "events_fts.rowid DESC" : "e.ts DESC, e.seq DESC";
   const rows = db
     .query<EventRow, Record<string, string | number>>(
-      `SELECT e.id, ${liveOfKey("e.session_id")} AS session_id, e.origin_session_id, e.project, e.turn_number, e.seq, e.ts, e.type, e.summary, e.detail, e.tool_use_id FROM ${b.from} WHERE ${b.where} ORDER BY ${order} LIMIT $limit`,
+      `SELECT e.* FROM ${b.from} WHERE ${b.where} ORDER BY ${order} LIMIT $limit`,
     )
     .all({ ...b.params, limit: RANK_CANDIDATES });
   if (f.match === null && f.substrings.length === 0) return rows.slice(0, limit);

@@ -62,6 +62,11 @@ export function liveOfKey(expr: string): string {
                     ORDER BY updated_at DESC LIMIT 1), ${expr})`;
 }
 
+/** The live end of the chain stored under `key`. */
+export function liveEnd(db: Database, key: string): string {
+  return db.query<{ id: string }, { k: string }>(`SELECT ${liveOfKey("$k")} AS id`).get({ k: key })!.id;
+}
+
 /** The key under which the chain holding session `id` stores its rows. */
 export function chainKey(db: Database, id: string): string {
   return db.query<{ k: string }, { id: string }>(`SELECT ${chainKeyOf("$id")} AS k`).get({ id })!.k;

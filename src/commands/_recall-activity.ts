@@ -3,7 +3,13 @@
  * words. Read-only. `recall.ts` owns the command line and calls this for the words mode.
  */
 import { resolve } from "node:path";
-import { ACTIVITY_ROWS, type ActivityQuery, parseActivityQuery } from "../core/activity-query.ts";
+import {
+  ACTIVITY_ROWS,
+  type ActivityQuery,
+  groupByTurn,
+  groupsByTurn,
+  parseActivityQuery,
+} from "../core/activity-query.ts";
 import { parseIsoInstant } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
@@ -61,6 +67,10 @@ function parseNow(text: string | undefined): number {
       `--now must be an ISO-8601 time, like 2026-03-01T14:00:00Z; got "${text}"`,
     );
   return ms;
+}
+
+function turnKeyOf(r: EventRow): string | null {
+  return r.turn_number === null ? null : `${r.origin_session_id}:${r.turn_number}`;
 }
 
 function toEvent(db: Database, r: EventRow): ActivityEvent {
@@ -170,6 +180,45 @@ function summaryFacts(db: Database, scope: Scope): SummaryFacts {
   };
 }
 
+/** The filter of a query, widened to any keyword when no event holds them all; its count. */
+function matchFilter(
+  db: Database,
+  query: ActivityQuery,
+  scope: Scope,
+): { filter: EventFilter; total: number; any: boolean } {
+  const ids = query.keywords.length > 0 ? scopeIds(db, scope) : null;
+  const filter = filterOf(scope, query, false, ids);
+  const total = countEvents(db, filter);
+  if (total === 0 && query.keywords.length > 1) {
+    const wider = filterOf(scope, query, true, ids);
+    const n = countEvents(db, wider);
+    if (n > 0) return { filter: wider, total: n, any: true };
+  }
+  return { filter, total, any: false };
+}
+
+/**
+ * The turns a keyword query ranks first, best first: `turns` as `recall` groups them, `rows` one
+ * per ranked event (for comparison), `matched` every turn with a matching event. For the corpus quality test; null for a query that is not
+ * grouped (a type word, no keyword).
+ */
+export function rankedTurns(
+  db: Database,
+  words: readonly string[],
+  opts: { now: number; scope: Scope },
+  limit: number,
+): { turns: (string | null)[]; rows: (string | null)[]; matched: Set<string | null> } | null {
+  const query = parseActivityQuery(words, opts.now);
+  if (!groupsByTurn(query)) return null;
+  const { filter } = matchFilter(db, query, opts.scope);
+  const ranked = rankEvents(db, filter, query.keywords, Number.POSITIVE_INFINITY);
+  return {
+    turns: groupByTurn(ranked, turnKeyOf, limit).map((g) => turnKeyOf(g.best)),
+    rows: ranked.slice(0, limit).map(turnKeyOf),
+    matched: new Set(ranked.map(turnKeyOf)),
+  };
+}
+
 /** Build the view for a query (exported for tests and the bench). */
 export function activityView(
   db: Database,
@@ -189,32 +238,33 @@ export function activityView(
     const total = Object.values(summary.byType).reduce((a, n) => a + (n ?? 0), 0);
     return { ...base, empty: false, total, events, summary };
   }
-  let any = false;
-  const ids = query.keywords.length > 0 ? scopeIds(db, opts.scope) : null;
-  let filter = filterOf(opts.scope, query, false, ids);
-  let total = countEvents(db, filter);
-  if (total === 0 && query.keywords.length > 1) {
-    const wider = filterOf(opts.scope, query, true, ids);
-    const n = countEvents(db, wider);
-    if (n > 0) {
-      any = true;
-      filter = wider;
-      total = n;
-    }
+  const { filter, total, any } = matchFilter(db, query, opts.scope);
+  const grouped = groupsByTurn(query);
+  let events: ActivityEvent[];
+  if (grouped) {
+    // Every ranked candidate, so that a turn's other matches are listed with it.
+    const ranked = rankEvents(db, filter, query.keywords, Number.POSITIVE_INFINITY);
+    events = groupByTurn(ranked, turnKeyOf, ACTIVITY_ROWS).map(({ best, also }) => ({
+      ...toEvent(db, best),
+      also: also.map((a) => ({ ts: a.ts, seq: a.seq, type: a.type, summary: a.summary })),
+    }));
+  } else {
+    const rows =
+      query.keywords.length > 0
+        ? rankEvents(db, filter, query.keywords, ACTIVITY_ROWS)
+        : listEvents(db, filter, ACTIVITY_ROWS);
+    events = rows.map((r) => toEvent(db, r));
   }
-  const rows =
-    query.keywords.length > 0
-      ? rankEvents(db, filter, query.keywords, ACTIVITY_ROWS)
-      : listEvents(db, filter, ACTIVITY_ROWS);
   // Rank picks which events are shown; the table lists them newest first.
-  rows.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
+  events.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
   return {
     ...base,
     anyKeyword: any,
     empty: false,
     total,
     totalCapped: total > COUNT_CAP,
-    events: rows.map((r) => toEvent(db, r)),
+    events,
+    ...(grouped ? { groupedByTurn: true } : {}),
     summary: null,
   };
 }

@@ -24,6 +24,8 @@ export interface ActivityEvent {
   origin: string;
   project: string | null;
   turnNumber: number | null;
+  /** Grouped by turn (a keyword query): the other matching events of the same turn. */
+  also?: { ts: number; seq: number; type: EventType; summary: string }[];
 }
 
 export interface SummaryFacts {
@@ -58,6 +60,8 @@ export interface ActivityView {
   events: ActivityEvent[];
   /** Keywords matched with OR because no event held all of them. */
   anyKeyword: boolean;
+  /** One row per turn (a keyword query without a type word); `total` still counts events. */
+  groupedByTurn?: boolean;
   summary: SummaryFacts | null;
 }
 
@@ -66,8 +70,17 @@ function cell(text: string): string {
 }
 
 export function renderEventTable(events: readonly ActivityEvent[]): string {
-  const rows = events.map((e) => `| ${formatStamp(e.ts)} | ${e.type} | ${cell(e.summary)} |`);
+  const rows = events.map((e) => `| ${formatStamp(e.ts)} | ${e.type} | ${cell(e.summary)}${alsoText(e)} |`);
   return ["| Time | Type | Summary |", "|------|------|---------|", ...rows].join("\n");
+}
+
+/** ` (also in this turn: 2 file_edit, test_run)`, or nothing. */
+function alsoText(e: ActivityEvent): string {
+  if (!e.also || e.also.length === 0) return "";
+  const n = new Map<string, number>();
+  for (const a of e.also) n.set(a.type, (n.get(a.type) ?? 0) + 1);
+  const parts = [...n].map(([type, k]) => (k === 1 ? type : `${k} ${type}`));
+  return ` *(also in this turn: ${parts.join(", ")})*`;
 }
 
 function heading(v: ActivityView): string {
@@ -216,6 +229,16 @@ function eventJson(e: ActivityEvent): JsonObject {
     session: e.session,
     project: e.project,
     turn_key: e.turnNumber === null ? null : `${e.origin}:${e.turnNumber}`,
+    ...(e.also
+      ? {
+          also_in_turn: e.also.map((a) => ({
+            ts: new Date(a.ts).toISOString(),
+            seq: a.seq,
+            type: a.type,
+            summary: a.summary,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -229,6 +252,7 @@ export function activityJson(v: ActivityView): JsonObject {
     total: v.total,
     total_is_lower_bound: v.totalCapped === true,
     shown: v.events.length,
+    grouped_by_turn: v.groupedByTurn === true,
     events: v.events.map(eventJson),
     filters: {
       types: q.types,

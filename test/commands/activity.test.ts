@@ -175,26 +175,49 @@ describe("recall words on the fixture", () => {
     );
   });
 
-  test("keywords: case-insensitive, stop words ignored, best matches shown newest first", () => {
+  /** Distinct turns of the fixture's matching events; an event not yet in a turn counts alone. */
+  const turnsOf = (session: string, pred: (e: Fixture["events"][number]) => boolean) => {
+    const es = fixture.events.filter((e) => e.session === session && pred(e));
+    return new Set(es.map((e, i) => (e.turn === null ? `event ${i}` : `${e.session}:${e.turn}`))).size;
+  };
+  const turnKeys = (v: ReturnType<typeof view>) =>
+    v.events.filter((e) => e.turnNumber !== null).map((e) => `${e.origin}:${e.turnNumber}`);
+
+  test("keywords: case-insensitive, stop words ignored, one row per turn, newest first", () => {
     const v = view("what did we do about AUTH");
     expect(v.query.keywords).toEqual(["auth"]);
     expect(v.query.mode).toBe("keyword");
-    const auth = byTs("act-live", (e) =>
-      `${e.summary} ${JSON.stringify(e.detail)}`.toLowerCase().includes("auth"),
-    );
+    const hasAuth = (e: { summary: string; detail: unknown }) =>
+      `${e.summary} ${JSON.stringify(e.detail)}`.toLowerCase().includes("auth");
+    const auth = byTs("act-live", hasAuth);
     expect(v.total).toBe(auth.length);
-    expect(v.events.length).toBe(Math.min(20, auth.length));
-    for (const e of v.events)
-      expect(`${e.summary} ${JSON.stringify(e.detail)}`.toLowerCase()).toContain("auth");
+    // Grouped by turn: each matching event is a row or listed with its turn's row.
+    expect(v.groupedByTurn).toBe(true);
+    const turns = turnsOf("act-live", hasAuth);
+    expect(turns).toBeLessThan(auth.length); // the fixture has turns with several auth events
+    expect(v.events.length).toBe(Math.min(20, turns));
+    expect(new Set(turnKeys(v)).size).toBe(turnKeys(v).length);
+    if (turns <= 20) expect(v.events.reduce((n, e) => n + 1 + (e.also?.length ?? 0), 0)).toBe(auth.length);
+    for (const e of v.events) expect(hasAuth(e)).toBe(true);
     const times = v.events.map((e) => e.ts);
     expect([...times].sort((a, b) => b - a)).toEqual(times);
+    expect(renderActivity(v)).toContain("*(also in this turn: ");
   });
 
-  test("keyword ranking picks the best matches when more than 20 match", () => {
-    // "src" is in every edit; the 20 shown are the best ranked, then ordered newest first.
+  test("keyword ranking picks the best turns when more than 20 events match", () => {
+    // "src" is in every edit; the rows shown are the best ranked turns, then ordered newest first.
     const v = view("src");
     expect(v.total).toBeGreaterThan(20);
-    expect(v.events.length).toBe(20);
+    const hasSrc = (e: { summary: string; detail: unknown }) =>
+      `${e.summary} ${JSON.stringify(e.detail)}`.toLowerCase().includes("src");
+    expect(v.events.length).toBe(Math.min(20, turnsOf("act-live", hasSrc)));
+    expect(new Set(turnKeys(v)).size).toBe(turnKeys(v).length);
+  });
+
+  test("a type word asks for the events themselves: one row per event", () => {
+    const v = view("edits auth");
+    expect(v.groupedByTurn).toBeUndefined();
+    expect(v.events.every((e) => e.also === undefined)).toBe(true);
   });
 
   test("combinations: errors today, edits auth, commits yesterday", () => {

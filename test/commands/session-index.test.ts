@@ -175,7 +175,12 @@ describe.skipIf(!present)("session-index files for the corpus", () => {
         },
       );
       expect(r.exitCode).toBe(0);
-      return (JSON.parse(r.stdout).events as Line[]).map(row);
+      // A keyword query shows one row per turn and lists the turn's other matches with it.
+      const shown = JSON.parse(r.stdout).events as (Line & { also_in_turn?: Line[] })[];
+      return shown
+        .flatMap((e) => [e, ...(e.also_in_turn ?? [])])
+        .sort((a, b) => Date.parse(String(b.ts)) - Date.parse(String(a.ts)) || Number(b.seq) - Number(a.seq))
+        .map(row);
     };
     const check = (words: string[], q: Parameters<typeof skillProcedure>[1]) => {
       const got = skillProcedure(projectDir, q);

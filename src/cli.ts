@@ -69,8 +69,8 @@ async function main(): Promise<void> {
     await runStatusline(argv.includes("--json"));
   } else {
     // citty decides on colour when it is imported: settle it first, from the real stdout.
-    const { stdoutIsTty } = await import("./render/tty.ts");
-    if (!stdoutIsTty() && process.env.FORCE_COLOR === undefined) process.env.NO_COLOR ??= "1";
+    const { detectStdoutTty } = await import("./render/tty.ts");
+    if (!(await detectStdoutTty()) && process.env.FORCE_COLOR === undefined) process.env.NO_COLOR ??= "1";
     const { runCli } = await import("./main.ts");
     await runCli(argv);
   }

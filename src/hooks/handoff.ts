@@ -8,6 +8,8 @@ import {
   mergeSkipReason,
 } from "../core/handoff.ts";
 import { selfInvocation } from "../core/invocation.ts";
+import { databasePath } from "../core/paths.ts";
+import { clearPendingMark } from "../db/pending-marks.ts";
 import { countChainTurns, loadContextInput } from "../db/queries/chain.ts";
 import {
   deleteBaton,
@@ -31,11 +33,12 @@ import type { HookContext } from "./run.ts";
 export function handoff(ctx: HookContext): string | undefined {
   const { db } = ctx;
   const warnings: string[] = [];
+  const consumed: string[] = [];
   let push: string | undefined;
   db.run("BEGIN IMMEDIATE");
   try {
     // Re-read inside the write lock: of two racing prompts only one consumes the row.
-    if (settle(ctx, ctx.sessionId, 0, warnings)) {
+    if (settle(ctx, ctx.sessionId, 0, warnings, consumed)) {
       const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
       if (result.stats.injected_turns > 0 || result.stats.remaining_turns + result.stats.older_turns > 0) {
         push = result.text;
@@ -52,6 +55,8 @@ export function handoff(ctx: HookContext): string | undefined {
     db.run("ROLLBACK");
     throw err;
   }
+  // Only once the rows are gone for good (src/db/pending-marks.ts).
+  for (const id of consumed) clearPendingMark(databasePath(ctx.env), id);
   for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, ctx.now());
   return push;
 }
@@ -91,12 +96,19 @@ function relink(
  * chain was merged. A predecessor that still has its own pending row was cleared before its
  * first prompt: it is settled first, so `clear, clear, prompt` hands over the whole chain.
  */
-function settle(ctx: HookContext, sessionId: string, depth: number, warnings: string[]): boolean {
+function settle(
+  ctx: HookContext,
+  sessionId: string,
+  depth: number,
+  warnings: string[],
+  consumed: string[],
+): boolean {
   const { db } = ctx;
   const now = ctx.now();
   const pending = getPending(db, sessionId);
   if (!pending) return false;
   deletePending(db, sessionId);
+  consumed.push(sessionId);
   const self = getSession(db, sessionId);
   const project = (depth === 0 ? ctx.project : null) ?? pending.project ?? self?.project ?? null;
   const bornAt = self?.created_at ?? pending.created_at;
@@ -104,7 +116,7 @@ function settle(ctx: HookContext, sessionId: string, depth: number, warnings: st
   let evidence = link?.evidence ?? null;
   if (link && depth < MAX_PASS_ON) {
     const pred = resolveLive(db, link.predecessor).id;
-    if (getPending(db, pred) && settle(ctx, pred, depth + 1, warnings))
+    if (getPending(db, pred) && settle(ctx, pred, depth + 1, warnings, consumed))
       evidence = `${evidence}; ${pred} was cleared before its first prompt and passed its predecessor on`;
   }
 

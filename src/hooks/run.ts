@@ -8,7 +8,6 @@ import type { Database } from "bun:sqlite";
 import type { JsonObject } from "../core/jsonl.ts";
 import { isNever, type NeverList, neverPath, parseNever } from "../core/never.ts";
 import { databasePath, type Env } from "../core/paths.ts";
-import { openForWrite } from "../db/open.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
 
@@ -101,7 +100,7 @@ export async function runHook(
     const path = databasePath(env);
     const out = await handler({
       get db() {
-        db ??= openForWrite(path);
+        db ??= openWriter(path);
         return db;
       },
       payload,
@@ -122,7 +121,7 @@ export async function runHook(
     // The event name comes from argv: escaped along with the message, so the line stays one line.
     const line = oneLine(`throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`);
     try {
-      db ??= openForWrite(databasePath(env));
+      db ??= openWriter(databasePath(env));
       // Loaded only on this path: recording an error needs the redactor, an ordinary prompt does not.
       const { recordHookError } = await import("../db/queries/hook-errors.ts");
       recordHookError(db, event, sessionId, line, now());
@@ -133,6 +132,11 @@ export async function runHook(
   } finally {
     db?.close();
   }
+}
+
+/** bun:sqlite and the schema load only when a hook really opens the database (a prompt often does not). */
+function openWriter(path: string): Database {
+  return (require("../db/open.ts") as typeof import("../db/open.ts")).openForWrite(path);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { isBatonPrompt } from "../core/handoff.ts";
-import { fileSize, openForRead } from "../db/open.ts";
+import { databasePath } from "../core/paths.ts";
+import { clearPendingMark, pendingMark } from "../db/pending-marks.ts";
 import { getPending, putBaton } from "../db/queries/handoff.ts";
 import type { HookContext, HookPayload } from "./run.ts";
 
@@ -14,7 +15,12 @@ import type { HookContext, HookPayload } from "./run.ts";
  */
 export function nothingToHandOver(path: string, sessionId: string, payload: HookPayload): boolean {
   const prompt = typeof payload.prompt === "string" ? payload.prompt.trim() : "";
-  if (isBatonPrompt(prompt) || !fileSize(path)) return false;
+  if (isBatonPrompt(prompt)) return false;
+  // Most prompts end here, without SQLite: no mark, no pending row.
+  const mark = pendingMark(path, sessionId);
+  if (mark !== null) return !mark;
+  const { fileSize, openForRead } = require("../db/open.ts") as typeof import("../db/open.ts");
+  if (!fileSize(path)) return false;
   try {
     const db = openForRead(path);
     try {
@@ -39,6 +45,8 @@ export default async function userPromptSubmit(ctx: HookContext): Promise<string
   if (getPending(ctx.db, ctx.sessionId)) {
     const { handoff } = await import("./handoff.ts");
     push = handoff(ctx);
+  } else if (pendingMark(databasePath(ctx.env), ctx.sessionId) === true) {
+    clearPendingMark(databasePath(ctx.env), ctx.sessionId); // a mark whose row is gone
   }
   if (ctx.project && isBatonPrompt(prompt.trim()))
     putBaton(ctx.db, { project: ctx.project, session_id: ctx.sessionId, created_at: ctx.now() });

@@ -7,6 +7,7 @@ import {
   type HandoffPath,
   LINK_WINDOW_MS,
 } from "../../core/handoff.ts";
+import { markPending } from "../pending-marks.ts";
 import { chainKey } from "./sessions.ts";
 
 export interface PendingRow {
@@ -28,6 +29,8 @@ export function insertPending(
   db: Database,
   p: Omit<PendingRow, "client" | "prompt_id" | "chosen_by" | "evidence"> & Partial<PendingRow>,
 ): void {
+  // The mark first: a committed row must never lack one (src/db/pending-marks.ts).
+  markPending(db, p.session_id);
   db.query(
     `INSERT INTO pending_handoffs
        (session_id, project, source, predecessor, created_at, client, prompt_id, chosen_by, evidence)

@@ -1,0 +1,65 @@
+/**
+ * Pending-handoff marks: one small file, named after the session, per `pending_handoffs` row, in
+ * `<database>-pending/`, beside the -wal and -shm files. Every prompt asks "is there a handoff
+ * for me?" and almost always the answer is no: a mark that is absent answers that from one
+ * native `Bun.file(..).size`, without loading bun:sqlite, opening the database or parsing its
+ * schema (docs/benchmarks.md). The database stays the truth:
+ *
+ * - a mark is written before its row is committed, and removed only after the row is gone, so
+ *   a row never lacks its mark (a mark without a row only sends one prompt the long way, which
+ *   removes it);
+ * - `<dir>/.marks` says the directory is kept this way. It is written once, after a mark for
+ *   every row already in the database (a database older than the marks), so its absence, an
+ *   unreadable directory or a session id that is no safe file name all mean "ask the database".
+ */
+import type { Database } from "bun:sqlite";
+
+const SENTINEL = ".marks";
+/** Claude Code's session ids are UUIDs; anything else is asked of the database. */
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function dirOf(dbPath: string): string {
+  return `${dbPath}-pending`;
+}
+
+/** The file of a database connection, or null for an in-memory or temporary one. */
+function fileOf(db: Database): string | null {
+  const f = (db as Database & { filename?: string }).filename;
+  return f && f !== ":memory:" && !f.startsWith("file:") ? f : null;
+}
+
+/**
+ * For the prompt's fast path: false when the marks say `sessionId` has no pending handoff,
+ * true when it may have one, null when the marks cannot tell (ask the database).
+ */
+export function pendingMark(dbPath: string, sessionId: string): boolean | null {
+  if (!SAFE_ID.test(sessionId)) return null;
+  const dir = dirOf(dbPath);
+  if (Bun.file(`${dir}/${SENTINEL}`).size === 0) return null;
+  return Bun.file(`${dir}/${sessionId}`).size > 0;
+}
+
+/** Called before a pending row for `sessionId` is written, inside the writer's transaction. */
+export function markPending(db: Database, sessionId: string): void {
+  const path = fileOf(db);
+  if (path === null || !SAFE_ID.test(sessionId)) return;
+  const fs: typeof import("node:fs") = require("node:fs");
+  const dir = dirOf(path);
+  if (!fs.existsSync(`${dir}/${SENTINEL}`)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const rows = db.query<{ id: string }, []>("SELECT session_id AS id FROM pending_handoffs").all();
+    for (const { id } of rows) if (SAFE_ID.test(id)) fs.writeFileSync(`${dir}/${id}`, "1", { mode: 0o600 });
+    fs.writeFileSync(`${dir}/${SENTINEL}`, "1", { mode: 0o600 });
+  }
+  fs.writeFileSync(`${dir}/${sessionId}`, "1", { mode: 0o600 });
+}
+
+/** Called once the pending row of `sessionId` is gone (committed). */
+export function clearPendingMark(dbPath: string, sessionId: string): void {
+  if (!SAFE_ID.test(sessionId)) return;
+  try {
+    (require("node:fs") as typeof import("node:fs")).unlinkSync(`${dirOf(dbPath)}/${sessionId}`);
+  } catch {
+    // already gone, or never written
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Pending-handoff marks (src/db/pending-marks.ts): an ordinary prompt is answered from the marks
+ * without opening the database, and the marks never hide a pending row: one is written with each
+ * row, removed only when the row is gone, and a database older than the marks gets one for every
+ * row it already holds.
+ */
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openForWrite } from "../../src/db/open.ts";
+import { pendingMark } from "../../src/db/pending-marks.ts";
+import { runHook } from "../../src/hooks/run.ts";
+import { tempDir } from "../helpers/db.ts";
+
+function setup(dir: string) {
+  const db = join(dir, "tl.db");
+  const env = { THROUGHLINE_DB: db, THROUGHLINE_HOME: dir, HOME: dir };
+  const payload = (id: string, more: Record<string, unknown>) =>
+    JSON.stringify({ session_id: id, transcript_path: join(dir, `${id}.jsonl`), cwd: dir, ...more });
+  const start = (id: string) => runHook("session-start", payload(id, { source: "startup" }), env);
+  const prompt = (id: string, p = "hello") =>
+    runHook("user-prompt-submit", payload(id, { hook_event_name: "UserPromptSubmit", prompt: p }), env);
+  const pendingRows = () => {
+    const r = new Database(db, { readonly: true });
+    try {
+      return (
+        r.query("SELECT session_id AS id FROM pending_handoffs ORDER BY 1").all() as { id: string }[]
+      ).map((x) => x.id);
+    } finally {
+      r.close();
+    }
+  };
+  const marks = () => (existsSync(`${db}-pending`) ? readdirSync(`${db}-pending`).sort() : []);
+  return { db, start, prompt, pendingRows, marks };
+}
+
+describe("pending-handoff marks", () => {
+  test("SessionStart marks its pending row; the first prompt consumes both; later prompts never open the database", async () => {
+    using dir = tempDir("tl-marks-");
+    const h = setup(dir.path);
+    expect((await h.start("s-1")).exitCode).toBe(0);
+    expect(h.pendingRows()).toEqual(["s-1"]);
+    expect(h.marks()).toEqual([".marks", "s-1"]);
+    expect(pendingMark(h.db, "s-1")).toBe(true);
+    expect((await h.prompt("s-1", "first")).exitCode).toBe(0);
+    expect(h.pendingRows()).toEqual([]);
+    expect(h.marks()).toEqual([".marks"]);
+    expect(pendingMark(h.db, "s-1")).toBe(false);
+    // With no mark the database is not read at all: even an unreadable one answers nothing.
+    writeFileSync(h.db, "this is not a database");
+    expect(await h.prompt("s-1", "second")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    // Without the marks' word for it (a session id that is no file name) the database is asked.
+    expect((await h.prompt("../s-1", "third")).exitCode).toBe(1);
+  });
+
+  test("a database older than the marks: its pending rows get marks before anything relies on them", async () => {
+    using dir = tempDir("tl-marks-");
+    const h = setup(dir.path);
+    const w = openForWrite(h.db);
+    w.run("INSERT INTO sessions (id, created_at, updated_at) VALUES ('old', 1, 1)");
+    w.run("INSERT INTO pending_handoffs (session_id, created_at) VALUES ('old', 1)");
+    w.close();
+    // No marks yet: the prompt path cannot tell, and asks the database.
+    expect(pendingMark(h.db, "old")).toBeNull();
+    expect((await h.start("new")).exitCode).toBe(0);
+    expect(h.marks()).toEqual([".marks", "new", "old"]);
+    expect(pendingMark(h.db, "old")).toBe(true);
+    expect((await h.prompt("old")).exitCode).toBe(0);
+    expect(h.pendingRows()).toEqual(["new"]);
+    expect(h.marks()).toEqual([".marks", "new"]);
+  });
+
+  test("a mark whose row is gone sends one prompt the long way, which removes it", async () => {
+    using dir = tempDir("tl-marks-");
+    const h = setup(dir.path);
+    expect((await h.start("s-1")).exitCode).toBe(0);
+    expect((await h.prompt("s-1")).exitCode).toBe(0);
+    writeFileSync(join(`${h.db}-pending`, "s-2"), "1");
+    expect(pendingMark(h.db, "s-2")).toBe(true);
+    expect(await h.prompt("s-2")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(h.marks()).toEqual([".marks"]);
+  });
+});

@@ -225,10 +225,13 @@ export function isClaudeProcess(e: Pick<ProcEntry, "comm" | "cmdline">): boolean
  * Walk up from `start` to the first `claude` process; `read` returns a process's entry or null
  * (no /proc on macOS and Windows: then there is no client, and nothing is guessed).
  */
-export function findClientProcess(start: number, read: (pid: number) => ProcEntry | null): string | null {
+export async function findClientProcess(
+  start: number,
+  read: (pid: number) => ProcEntry | null | Promise<ProcEntry | null>,
+): Promise<string | null> {
   let pid = start;
   for (let hop = 0; hop < MAX_PROC_HOPS && pid > 1; hop++) {
-    const e = read(pid);
+    const e = await read(pid);
     if (!e) return null;
     if (isClaudeProcess(e)) return `pid:${e.pid}`;
     pid = e.ppid;

@@ -39,12 +39,26 @@ export function pendingMark(dbPath: string, sessionId: string): boolean | null {
   return Bun.file(`${dir}/${sessionId}`).size > 0;
 }
 
+/**
+ * Writes the mark natively (no node:fs) when the directory is already kept; SessionStart calls
+ * it before its transaction, so that `markPending` inside finds nothing left to do.
+ */
+export async function premark(dbPath: string, sessionId: string): Promise<void> {
+  if (!SAFE_ID.test(sessionId) || Bun.file(`${dirOf(dbPath)}/${SENTINEL}`).size === 0) return;
+  try {
+    await Bun.write(`${dirOf(dbPath)}/${sessionId}`, "1");
+  } catch {
+    // markPending writes it, or fails the transaction
+  }
+}
+
 /** Called before a pending row for `sessionId` is written, inside the writer's transaction. */
 export function markPending(db: Database, sessionId: string): void {
   const path = fileOf(db);
   if (path === null || !SAFE_ID.test(sessionId)) return;
-  const fs: typeof import("node:fs") = require("node:fs");
   const dir = dirOf(path);
+  if (Bun.file(`${dir}/${SENTINEL}`).size > 0 && Bun.file(`${dir}/${sessionId}`).size > 0) return;
+  const fs: typeof import("node:fs") = require("node:fs");
   if (!fs.existsSync(`${dir}/${SENTINEL}`)) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const rows = db.query<{ id: string }, []>("SELECT session_id AS id FROM pending_handoffs").all();

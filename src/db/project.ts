@@ -5,26 +5,55 @@
  * some directory; `Scope` is what every read is limited to.
  */
 import type { Database } from "bun:sqlite";
-import { readFileSync, realpathSync, statSync } from "node:fs";
 import { ancestors, type Env, normalizeProject, type ProjectFs, projectIdentity } from "../core/paths.ts";
 
 /** Which rows a read looks at: one chain, every session of a project, or everything. */
 export type Scope = { kind: "chain"; live: string } | { kind: "project"; project: string } | { kind: "all" };
 
-export const nodeProjectFs: ProjectFs = {
+/** `node:fs` costs a cold process ~2 ms to load (docs/benchmarks.md): loaded only for the rare cases below. */
+const nodeFs = (): typeof import("node:fs") => require("node:fs");
+
+/**
+ * What project identity reads, answered natively where it can be. Every hook and most commands
+ * ask it once per process, so the usual case (a directory, inside a repository whose `.git` is a
+ * directory) loads no module; a `.git` file (a worktree, a submodule) and the texts it points
+ * to are read with `node:fs`.
+ */
+const projectFs: ProjectFs = {
   realpath(path) {
+    // The kernel resolves a directory when the process enters it: `pwd -P`, without node:fs.
+    let here: string;
     try {
-      return realpathSync(path);
+      here = process.cwd();
+    } catch {
+      here = "";
+    }
+    if (here !== "")
+      try {
+        process.chdir(path);
+        try {
+          return process.cwd();
+        } finally {
+          process.chdir(here);
+        }
+      } catch {
+        // not a directory we can enter: ask node:fs below
+      }
+    try {
+      return nodeFs().realpathSync(path);
     } catch {
       return path;
     }
   },
   gitEntry(dir) {
     const p = `${dir === "/" ? "" : dir}/.git`;
+    // Every git directory holds a HEAD file; a missing `.git` has no bytes.
+    if (Bun.file(`${p}/HEAD`).size > 0) return { kind: "dir" };
+    if (Bun.file(p).size === 0) return null;
     try {
-      const st = statSync(p);
+      const st = nodeFs().statSync(p);
       if (st.isDirectory()) return { kind: "dir" };
-      if (st.isFile()) return { kind: "file", text: readFileSync(p, "utf8").slice(0, 4096) };
+      if (st.isFile()) return { kind: "file", text: nodeFs().readFileSync(p, "utf8").slice(0, 4096) };
     } catch {
       // no .git here
     }
@@ -32,7 +61,7 @@ export const nodeProjectFs: ProjectFs = {
   },
   readText(path) {
     try {
-      return readFileSync(path, "utf8");
+      return nodeFs().readFileSync(path, "utf8");
     } catch {
       return null;
     }
@@ -40,7 +69,7 @@ export const nodeProjectFs: ProjectFs = {
 };
 
 export function projectOf(cwd: string, env: Env = process.env): string {
-  return projectIdentity(cwd, nodeProjectFs, env.HOME ?? env.USERPROFILE);
+  return projectIdentity(cwd, projectFs, env.HOME ?? env.USERPROFILE);
 }
 
 /**

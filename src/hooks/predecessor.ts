@@ -4,7 +4,6 @@
  * Used at SessionStart and again at the first prompt, when a late SessionEnd may have landed.
  */
 import type { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
 import { chooseClearLink, type LinkChoice, type LinkQuery } from "../core/handoff.ts";
 import { claimedPredecessors, clearLinksNear, predecessorCandidates } from "../db/queries/handoff.ts";
 
@@ -23,7 +22,8 @@ export function choosePredecessor(
       s.created_at < q.bornAt &&
       !claimed.has(s.id) &&
       s.transcript_path !== null &&
-      existsSync(s.transcript_path),
+      // A ghost session never wrote its transcript (`Bun.file`: no node:fs on the hook path).
+      Bun.file(s.transcript_path).size > 0,
   );
   return newest
     ? {

@@ -9,13 +9,13 @@ import type { HookContext } from "./run.ts";
  * On `reason: "clear"` it records which client process cleared this session, so the session
  * the same process starts next continues it (docs/hooks.md, "Which session a /clear continues").
  */
-export default function sessionEnd(ctx: HookContext): undefined {
+export default async function sessionEnd(ctx: HookContext): Promise<undefined> {
   const now = ctx.now();
   if (ctx.payload.reason === "clear")
     insertClearLink(ctx.db, {
       session_id: ctx.sessionId,
       project: ctx.project,
-      client: clientProcess(ctx.env),
+      client: await clientProcess(ctx.env),
       prompt_id: typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null,
       created_at: now,
     });

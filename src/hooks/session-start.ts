@@ -1,3 +1,5 @@
+import { databasePath } from "../core/paths.ts";
+import { premark } from "../db/pending-marks.ts";
 import { insertPending } from "../db/queries/handoff.ts";
 import { getSession, upsertSession } from "../db/queries/sessions.ts";
 import { writeTransaction } from "../db/tx.ts";
@@ -11,7 +13,7 @@ import type { HookContext } from "./run.ts";
  * it freezes which session this one continues (docs/hooks.md, "Which session a /clear
  * continues"); the first prompt checks again, in case the SessionEnd(clear) hook ran late.
  */
-export default function sessionStart(ctx: HookContext): undefined {
+export default async function sessionStart(ctx: HookContext): Promise<undefined> {
   const source = typeof ctx.payload.source === "string" ? ctx.payload.source : "startup";
   const now = ctx.now();
   const session = {
@@ -26,7 +28,8 @@ export default function sessionStart(ctx: HookContext): undefined {
     upsertSession(ctx.db, session);
     return undefined;
   }
-  const client = clientProcess(ctx.env);
+  await premark(databasePath(ctx.env), ctx.sessionId);
+  const client = await clientProcess(ctx.env);
   const promptId = typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null;
   // Which SessionEnds are still untaken is read, then claimed: one lock for both, so two
   // windows clearing at once cannot take the same predecessor. One commit for everything.

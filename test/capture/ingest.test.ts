@@ -33,6 +33,28 @@ describe("incremental capture", () => {
       expect(memoryHash(cut.db)).toBe(memoryHash(full.db));
     });
 
+  test("the next Stop re-reads the open turn but leaves its unchanged detail rows (and their index entries) alone", () => {
+    using t = tempDb();
+    const b = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000002");
+    const path = join(t.dir, "s.jsonl");
+    b.user("Read the config")
+      .tool("Read", { file_path: "/p/config.ts" }, "export const a = 1;")
+      .say("Read it.");
+    writeFileSync(path, b.text());
+    ingestTranscript(t.db, { path, now: 1 });
+    const rows = () => t.db.query("SELECT id, turn_id, ord FROM details ORDER BY id").all();
+    const before = rows();
+    expect(before.length).toBeGreaterThan(0);
+    b.user("Now the tests").tool("Bash", { command: "bun test" }, "3 pass").say("They pass.");
+    writeFileSync(path, b.text());
+    const res = ingestTranscript(t.db, { path, now: 2 });
+    expect(res.turns).toBe(2); // the open turn is read again, with the new one
+    // Turn 1's rows keep their ids: nothing was deleted and inserted again.
+    const after = rows();
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.length).toBeGreaterThan(before.length);
+  });
+
   test("a turn that grows after its first Stop is updated, not duplicated, and later Stops keep working", () => {
     using t = tempDb();
     const b = new TranscriptBuilder("bbbbbbbb-0000-4000-8000-000000000001");

@@ -87,6 +87,7 @@ describe("project identity: the table", () => {
 
 describe("project identity: hooks and commands agree (real file system)", () => {
   test("subdirectory, worktree, symlink and trailing slash all reach the repository's memory", async () => {
+    const here = process.cwd();
     using dir = tempDir();
     const repo = join(dir.path, "repo");
     mkdirSync(join(repo, ".git", "worktrees", "feature"), { recursive: true });
@@ -103,6 +104,11 @@ describe("project identity: hooks and commands agree (real file system)", () => 
       ["trailing slash", `${repo}/`],
     ];
     for (const [, cwd] of places) expect(projectOf(cwd, { HOME: "/nonexistent-home" })).toBe(repo);
+    // A real repository's `.git` holds HEAD, which is answered without node:fs; the same places agree.
+    writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+    for (const [, cwd] of places) expect(projectOf(cwd, { HOME: "/nonexistent-home" })).toBe(repo);
+    // The walk did not leave the process in another directory.
+    expect(process.cwd()).toBe(here);
 
     const h = new HookDriver(dir.path);
     h.env.HOME = "/nonexistent-home";

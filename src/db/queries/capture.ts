@@ -88,6 +88,9 @@ export function replaceDetails(
   scope: { turnId: number | null; turnNumber: number; sessionId: string; originSessionId: string },
   details: readonly DetailDraft[],
 ): void {
+  // A Stop re-reads the turn left open by the previous one, usually unchanged: rewriting its
+  // rows would delete and re-add their full-text entries for nothing.
+  if (scope.turnId !== null && sameDetails(db, scope.turnId, details)) return;
   if (scope.turnId === null)
     db.query(
       "DELETE FROM details WHERE origin_session_id = $origin AND turn_id IS NULL AND source = 'transcript'",
@@ -117,6 +120,41 @@ export function replaceDetails(
       ikey: `${scope.originSessionId}:${scope.turnNumber}:${ord}`,
     });
   });
+}
+
+function sameDetails(db: Database, turnId: number, details: readonly DetailDraft[]): boolean {
+  const rows = db
+    .query<
+      {
+        kind: string;
+        tool_name: string | null;
+        tool_use_id: string | null;
+        input: string | null;
+        output: string | null;
+        is_error: number;
+        created_at: number;
+      },
+      { turn: number }
+    >(
+      `SELECT kind, tool_name, tool_use_id, input, output, is_error, created_at FROM details
+       WHERE turn_id = $turn AND source = 'transcript' ORDER BY ord`,
+    )
+    .all({ turn: turnId });
+  return (
+    rows.length === details.length &&
+    rows.every((r, i) => {
+      const d = details[i]!;
+      return (
+        r.kind === d.kind &&
+        r.tool_name === d.toolName &&
+        r.tool_use_id === d.toolUseId &&
+        r.input === d.input &&
+        r.output === d.output &&
+        r.is_error === (d.isError ? 1 : 0) &&
+        r.created_at === d.createdAt
+      );
+    })
+  );
 }
 
 /** Turns numbered beyond what the transcript now holds (the file was replaced by a shorter one). */

@@ -4,6 +4,7 @@
  */
 import { constants, Database } from "bun:sqlite";
 import { ThroughlineError } from "../errors.ts";
+import { ensureMarks } from "./pending-marks.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
 export type { Database };
@@ -117,6 +118,7 @@ export function openForWrite(path: string): Database {
     const mode = (db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
     if (mode.toLowerCase() !== "wal") enableWal(db);
     if (version < SCHEMA_VERSION) migrate(db, path);
+    ensureMarks(db);
   } finally {
     process.umask(oldMask);
   }

@@ -8,9 +8,10 @@
  * - a mark is written before its row is committed, and removed only after the row is gone, so
  *   a row never lacks its mark (a mark without a row only sends one prompt the long way, which
  *   removes it);
- * - `<dir>/.marks` says the directory is kept this way. It is written once, after a mark for
- *   every row already in the database (a database older than the marks), so its absence, an
- *   unreadable directory or a session id that is no safe file name all mean "ask the database".
+ * - `<dir>/.marks` says the directory is kept this way. It is written once, when a writer first
+ *   opens the database, after a mark for every row already in it (a database older than the
+ *   marks), so its absence, an unreadable directory or a session id that is no safe file name
+ *   all mean "ask the database".
  */
 import type { Database } from "bun:sqlite";
 
@@ -52,20 +53,30 @@ export async function premark(dbPath: string, sessionId: string): Promise<void> 
   }
 }
 
+/**
+ * Makes the directory trustworthy once per database: a mark for every pending row it holds, then
+ * the sentinel. Writers call it when they open the database (a native check, node:fs only the
+ * first time), so a prompt can rely on the marks from the first SessionStart on.
+ */
+export function ensureMarks(db: Database): void {
+  const path = fileOf(db);
+  if (path === null || Bun.file(`${dirOf(path)}/${SENTINEL}`).size > 0) return;
+  const fs: typeof import("node:fs") = require("node:fs");
+  const dir = dirOf(path);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const rows = db.query<{ id: string }, []>("SELECT session_id AS id FROM pending_handoffs").all();
+  for (const { id } of rows) if (SAFE_ID.test(id)) fs.writeFileSync(`${dir}/${id}`, "1", { mode: 0o600 });
+  fs.writeFileSync(`${dir}/${SENTINEL}`, "1", { mode: 0o600 });
+}
+
 /** Called before a pending row for `sessionId` is written, inside the writer's transaction. */
 export function markPending(db: Database, sessionId: string): void {
   const path = fileOf(db);
   if (path === null || !SAFE_ID.test(sessionId)) return;
-  const dir = dirOf(path);
-  if (Bun.file(`${dir}/${SENTINEL}`).size > 0 && Bun.file(`${dir}/${sessionId}`).size > 0) return;
-  const fs: typeof import("node:fs") = require("node:fs");
-  if (!fs.existsSync(`${dir}/${SENTINEL}`)) {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const rows = db.query<{ id: string }, []>("SELECT session_id AS id FROM pending_handoffs").all();
-    for (const { id } of rows) if (SAFE_ID.test(id)) fs.writeFileSync(`${dir}/${id}`, "1", { mode: 0o600 });
-    fs.writeFileSync(`${dir}/${SENTINEL}`, "1", { mode: 0o600 });
-  }
-  fs.writeFileSync(`${dir}/${sessionId}`, "1", { mode: 0o600 });
+  const mark = `${dirOf(path)}/${sessionId}`;
+  if (Bun.file(mark).size > 0) return; // SessionStart wrote it already (premark)
+  ensureMarks(db);
+  (require("node:fs") as typeof import("node:fs")).writeFileSync(mark, "1", { mode: 0o600 });
 }
 
 /** Called once the pending row of `sessionId` is gone (committed). */

@@ -36,8 +36,11 @@ const projectFs: ProjectFs = {
         } finally {
           process.chdir(here);
         }
-      } catch {
-        // not a directory we can enter: ask node:fs below
+      } catch (err) {
+        // Gone or not a directory: realpath could not resolve it either. Anything else (a
+        // directory we may not enter) is asked of node:fs below.
+        const code = (err as { code?: string }).code;
+        if (code === "ENOENT" || code === "ENOTDIR") return path;
       }
     try {
       return nodeFs().realpathSync(path);

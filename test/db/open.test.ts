@@ -108,7 +108,7 @@ describe("database module", () => {
     const w = openForWrite(path);
     replay(w, [SAMPLE]);
     w.close();
-    expect(readdirSync(dir.path)).toEqual(["tl.db"]);
+    expect(readdirSync(dir.path).sort()).toEqual(["tl.db", "tl.db-pending"]);
     const before = readFileSync(path);
     expect(peekUserVersion(path)).toBe(SCHEMA_VERSION);
     const db = openForRead(path);
@@ -121,7 +121,7 @@ describe("database module", () => {
     });
     expect(() => db.run("DELETE FROM turns")).toThrow(/readonly/);
     db.close();
-    expect(readdirSync(dir.path)).toEqual(["tl.db"]);
+    expect(readdirSync(dir.path).sort()).toEqual(["tl.db", "tl.db-pending"]);
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 

@@ -6,7 +6,7 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
 import { pendingMark } from "../../src/db/pending-marks.ts";
@@ -54,15 +54,18 @@ describe("pending-handoff marks", () => {
     expect((await h.prompt("../s-1", "third")).exitCode).toBe(1);
   });
 
-  test("a database older than the marks: its pending rows get marks before anything relies on them", async () => {
+  test("a database older than the marks: its first writer marks its pending rows before anything relies on them", async () => {
     using dir = tempDir("tl-marks-");
     const h = setup(dir.path);
     const w = openForWrite(h.db);
     w.run("INSERT INTO sessions (id, created_at, updated_at) VALUES ('old', 1, 1)");
     w.run("INSERT INTO pending_handoffs (session_id, created_at) VALUES ('old', 1)");
     w.close();
+    // What a version before the marks left: the row, and no marks directory.
+    rmSync(`${h.db}-pending`, { recursive: true, force: true });
     // No marks yet: the prompt path cannot tell, and asks the database.
     expect(pendingMark(h.db, "old")).toBeNull();
+    // The first writer to open it marks the row before anything relies on the marks.
     expect((await h.start("new")).exitCode).toBe(0);
     expect(h.marks()).toEqual([".marks", "new", "old"]);
     expect(pendingMark(h.db, "old")).toBe(true);

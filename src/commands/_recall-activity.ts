@@ -73,6 +73,16 @@ function turnKeyOf(r: EventRow): string | null {
   return r.turn_number === null ? null : `${r.origin_session_id}:${r.turn_number}`;
 }
 
+/** Shown rows mostly share a chain or two: one lookup per key and view (cleared by activityView). */
+const liveEnds = new WeakMap<Database, Map<string, string>>();
+function liveEndOf(db: Database, key: string): string {
+  let m = liveEnds.get(db);
+  if (!m) liveEnds.set(db, (m = new Map()));
+  let live = m.get(key);
+  if (live === undefined) m.set(key, (live = liveEnd(db, key)));
+  return live;
+}
+
 function toEvent(db: Database, r: EventRow): ActivityEvent {
   let detail: JsonObject = {};
   try {
@@ -87,7 +97,7 @@ function toEvent(db: Database, r: EventRow): ActivityEvent {
     type: r.type,
     summary: r.summary,
     detail,
-    session: liveEnd(db, r.session_id),
+    session: liveEndOf(db, r.session_id),
     origin: r.origin_session_id,
     project: r.project,
     turnNumber: r.turn_number,
@@ -225,6 +235,7 @@ export function activityView(
   words: readonly string[],
   opts: { now: number; scope: Scope; label: string; project?: string | null },
 ): ActivityView {
+  liveEnds.delete(db);
   const query = parseActivityQuery(words, opts.now);
   const base = { query, scopeLabel: opts.label, project: opts.project ?? null, anyKeyword: false };
   if (!scopeHasEvents(db, opts.scope)) return { ...base, empty: true, total: 0, events: [], summary: null };

@@ -77,9 +77,15 @@ function turnKeyOf(r: EventRow): string | null {
 const liveEnds = new WeakMap<Database, Map<string, string>>();
 function liveEndOf(db: Database, key: string): string {
   let m = liveEnds.get(db);
-  if (!m) liveEnds.set(db, (m = new Map()));
+  if (!m) {
+    m = new Map();
+    liveEnds.set(db, m);
+  }
   let live = m.get(key);
-  if (live === undefined) m.set(key, (live = liveEnd(db, key)));
+  if (live === undefined) {
+    live = liveEnd(db, key);
+    m.set(key, live);
+  }
   return live;
 }
 

@@ -6,7 +6,6 @@ import { resolve } from "node:path";
 import {
   ACTIVITY_ROWS,
   type ActivityQuery,
-  groupByTurn,
   groupsByTurn,
   parseActivityQuery,
 } from "../core/activity-query.ts";
@@ -15,7 +14,7 @@ import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject, type JsonObject } from "../core/jsonl.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
-import { textMatch } from "../core/search.ts";
+import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
 import { findProject, projectOf, type Scope } from "../db/project.ts";
@@ -229,7 +228,9 @@ export function rankedTurns(
   const { filter } = matchFilter(db, query, opts.scope);
   const ranked = rankEvents(db, filter, query.keywords, Number.POSITIVE_INFINITY);
   return {
-    turns: groupByTurn(ranked, turnKeyOf, limit).map((g) => turnKeyOf(g.best)),
+    turns: groupByTurn(ranked, turnKeyOf)
+      .slice(0, limit)
+      .map((g) => turnKeyOf(g.best)),
     rows: ranked.slice(0, limit).map(turnKeyOf),
     matched: new Set(ranked.map(turnKeyOf)),
   };
@@ -261,10 +262,12 @@ export function activityView(
   if (grouped) {
     // Every ranked candidate, so that a turn's other matches are listed with it.
     const ranked = rankEvents(db, filter, query.keywords, Number.POSITIVE_INFINITY);
-    events = groupByTurn(ranked, turnKeyOf, ACTIVITY_ROWS).map(({ best, also }) => ({
-      ...toEvent(db, best),
-      also: also.map((a) => ({ ts: a.ts, seq: a.seq, type: a.type, summary: a.summary })),
-    }));
+    events = groupByTurn(ranked, turnKeyOf)
+      .slice(0, ACTIVITY_ROWS)
+      .map(({ best, members }) => ({
+        ...toEvent(db, best),
+        also: members.slice(1).map((a) => ({ ts: a.ts, seq: a.seq, type: a.type, summary: a.summary })),
+      }));
   } else {
     const rows =
       query.keywords.length > 0

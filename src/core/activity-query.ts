@@ -293,34 +293,3 @@ export function coveringTrigrams(term: string): string[] {
 export function groupsByTurn(q: Pick<ActivityQuery, "types" | "keywords">): boolean {
   return q.types === null && q.keywords.length > 0;
 }
-
-export interface TurnGroup<T> {
-  best: T;
-  also: T[];
-}
-
-/**
- * Best first, one group per turn (`turnOf` null: an event not yet placed in a turn stands
- * alone), at most `limit` groups, in the order of `ranked`.
- */
-export function groupByTurn<T>(
-  ranked: readonly T[],
-  turnOf: (e: T) => string | null,
-  limit: number,
-): TurnGroup<T>[] {
-  const groups: TurnGroup<T>[] = [];
-  const byTurn = new Map<string, TurnGroup<T>>();
-  for (const e of ranked) {
-    const turn = turnOf(e);
-    const seen = turn === null ? undefined : byTurn.get(turn);
-    if (seen) {
-      seen.also.push(e);
-      continue;
-    }
-    if (groups.length >= limit) continue;
-    const g = { best: e, also: [] };
-    groups.push(g);
-    if (turn !== null) byTurn.set(turn, g);
-  }
-  return groups;
-}

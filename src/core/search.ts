@@ -157,28 +157,33 @@ export function textMatch(terms: readonly string[], any = false): TextMatch {
 }
 
 /** One result of a grouped search: the best row of a turn, and every row of it that matched. */
-export interface TurnGroup {
-  best: Ranked;
+export interface TurnGroup<T = Ranked> {
+  best: T;
   /** Every matching row of the turn, best first (the first is `best`). */
-  members: Ranked[];
+  members: T[];
 }
 
 /**
  * One entry per turn, best first: a turn's prompt, reply, tool outputs and events would
- * otherwise fill the top results with one turn. Rows outside any turn stand alone.
+ * otherwise fill the top results with one turn. Rows outside any turn (`turnOf` null) stand
+ * alone. Used by `search` and by `recall <words>` (docs/search.md, docs/activity.md).
  */
-export function groupByTurn(ranked: readonly Ranked[]): TurnGroup[] {
-  const groups: TurnGroup[] = [];
-  const byTurn = new Map<string, TurnGroup>();
+export function groupByTurn<T = Ranked>(
+  ranked: readonly T[],
+  turnOf: (r: T) => string | null = (r) => (r as Ranked).turn,
+): TurnGroup<T>[] {
+  const groups: TurnGroup<T>[] = [];
+  const byTurn = new Map<string, TurnGroup<T>>();
   for (const r of ranked) {
-    const g = r.turn === null ? undefined : byTurn.get(r.turn);
+    const turn = turnOf(r);
+    const g = turn === null ? undefined : byTurn.get(turn);
     if (g) {
       g.members.push(r);
       continue;
     }
     const fresh = { best: r, members: [r] };
     groups.push(fresh);
-    if (r.turn !== null) byTurn.set(r.turn, fresh);
+    if (turn !== null) byTurn.set(turn, fresh);
   }
   return groups;
 }

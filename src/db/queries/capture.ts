@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { DetailDraft } from "../../core/model.ts";
+import type { DetailRow } from "./chain.ts";
 
 export interface CursorRow {
   transcript_path: string;
@@ -124,18 +125,7 @@ export function replaceDetails(
 
 function sameDetails(db: Database, turnId: number, details: readonly DetailDraft[]): boolean {
   const rows = db
-    .query<
-      {
-        kind: string;
-        tool_name: string | null;
-        tool_use_id: string | null;
-        input: string | null;
-        output: string | null;
-        is_error: number;
-        created_at: number;
-      },
-      { turn: number }
-    >(
+    .query<Omit<DetailRow, "id" | "turn_id" | "source" | "ord">, { turn: number }>(
       `SELECT kind, tool_name, tool_use_id, input, output, is_error, created_at FROM details
        WHERE turn_id = $turn AND source = 'transcript' ORDER BY ord`,
     )

@@ -139,7 +139,8 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       path: chainTranscript,
       sessionId: chainId,
       project: PROJECT,
-      now: Date.parse("2026-06-02T00:00:00Z"),
+      // The real clock, as a Stop writes the cursor: the handoff then sees the transcript fully read.
+      now: Date.now(),
     });
     db.close();
   }

@@ -1,4 +1,3 @@
-import { ingestSession } from "../capture/session.ts";
 import { renderContext } from "../core/context.ts";
 import {
   type ChosenBy,
@@ -10,6 +9,7 @@ import {
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { clearPendingMark } from "../db/pending-marks.ts";
+import { getCursor } from "../db/queries/capture.ts";
 import { countChainTurns, loadContextInput } from "../db/queries/chain.ts";
 import {
   deleteBaton,
@@ -138,8 +138,10 @@ function settle(
     if (predId.cycle) warnings.push(`merged_into cycle found from ${decision.predecessor}`);
     const pred = getSession(db, predId.id);
     // Finish the predecessor's transcript first: the last turn before /clear had no Stop.
-    if (pred?.transcript_path)
+    if (pred?.transcript_path && mayHaveGrown(db, pred.transcript_path))
       try {
+        // The ingest code loads only when there is something to read (~1.5 ms of modules).
+        const { ingestSession } = require("../capture/session.ts") as typeof import("../capture/session.ts");
         ingestSession(db, { path: pred.transcript_path, sessionId: pred.id, project: pred.project, now });
       } catch (err) {
         warnings.push(`could not finish ingesting ${pred.id}: ${(err as Error).message}`);
@@ -179,4 +181,14 @@ function settle(
     evidence,
   });
   return merged;
+}
+
+/**
+ * Whether a transcript may hold bytes its cursor has not read: usually the predecessor's last
+ * Stop and its SessionEnd read it all. Same size and not modified since that read: nothing to do.
+ */
+function mayHaveGrown(db: HookContext["db"], path: string): boolean {
+  const cursor = getCursor(db, path);
+  const file = Bun.file(path);
+  return cursor === null || file.size !== cursor.size || !(file.lastModified <= cursor.updated_at);
 }

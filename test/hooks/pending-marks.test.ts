@@ -2,7 +2,7 @@
  * Pending-handoff marks (src/db/pending-marks.ts): an ordinary prompt is answered from the marks
  * without opening the database, and the marks never hide a pending row: one is written with each
  * row, removed only when the row is gone, and a database older than the marks gets one for every
- * row it already holds.
+ * row it already holds. Also what the handoff reads of the predecessor's transcript.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
@@ -12,6 +12,7 @@ import { openForWrite } from "../../src/db/open.ts";
 import { pendingMark } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { tempDir } from "../helpers/db.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 function setup(dir: string) {
   const db = join(dir, "tl.db");
@@ -83,5 +84,44 @@ describe("pending-handoff marks", () => {
     expect(pendingMark(h.db, "s-2")).toBe(true);
     expect(await h.prompt("s-2")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
     expect(h.marks()).toEqual([".marks"]);
+  });
+});
+
+describe("the handoff finishes the predecessor's transcript only when it grew", () => {
+  test("real clock: a turn written after the last Stop is read at the handoff and is in the push", async () => {
+    using dir = tempDir("tl-grown-");
+    const db = join(dir.path, "tl.db");
+    const env = { THROUGHLINE_DB: db, THROUGHLINE_HOME: dir.path, HOME: dir.path, THROUGHLINE_DETACH: "0" };
+    const a = "aaaaaaaa-1111-4000-8000-000000000001";
+    const b = "bbbbbbbb-2222-4000-8000-000000000002";
+    const path = join(dir.path, `${a}.jsonl`);
+    const t = new TranscriptBuilder(a, dir.path, new Date(Date.now() - 60_000).toISOString());
+    t.user("first question about the walrus").say("First answer.");
+    writeFileSync(path, t.text());
+    const hook = (event: string, id: string, more: Record<string, unknown>) =>
+      runHook(
+        event,
+        JSON.stringify({
+          session_id: id,
+          transcript_path: join(dir.path, `${id}.jsonl`),
+          cwd: dir.path,
+          ...more,
+        }),
+        env,
+      );
+    expect((await hook("session-start", a, { source: "startup" })).exitCode).toBe(0);
+    expect(
+      (await hook("user-prompt-submit", a, { prompt: "first question about the walrus" })).exitCode,
+    ).toBe(0);
+    expect((await hook("stop", a, { last_assistant_message: "First answer." })).exitCode).toBe(0);
+    // A second turn reaches the file, and no Stop reads it before the /clear.
+    await Bun.sleep(5);
+    t.user("second question about the narwhal").say("Second answer about narwhals.");
+    writeFileSync(path, t.text());
+    expect((await hook("session-start", b, { source: "clear" })).exitCode).toBe(0);
+    const push = await hook("user-prompt-submit", b, { prompt: "go on" });
+    expect(push.exitCode).toBe(0);
+    expect(push.stdout).toContain("narwhal");
+    expect(push.stdout).toContain("walrus");
   });
 });

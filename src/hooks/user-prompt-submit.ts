@@ -5,7 +5,8 @@ import { getPending, putBaton } from "../db/queries/handoff.ts";
 import type { HookContext, HookPayload } from "./run.ts";
 
 /**
- * Most prompts hand nothing over and store no baton. A read-only look answers them, so the
+ * Most prompts hand nothing over and store no baton. The pending marks answer them without
+ * SQLite (src/db/pending-marks.ts); where the marks cannot tell, a read-only look does, so the
  * process neither takes the write lock nor pays the checkpoint SQLite runs when the last
  * writer closes (docs/benchmarks.md). Anything else (no database yet, a pending row, `/tl`,
  * an error) takes the normal path, which decides again under the write lock. A pending row was

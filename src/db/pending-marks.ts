@@ -79,11 +79,11 @@ export function markPending(db: Database, sessionId: string): void {
   (require("node:fs") as typeof import("node:fs")).writeFileSync(mark, "1", { mode: 0o600 });
 }
 
-/** Called once the pending row of `sessionId` is gone (committed). */
-export function clearPendingMark(dbPath: string, sessionId: string): void {
+/** Called once the pending row of `sessionId` is gone (committed). Native: no node:fs. */
+export async function clearPendingMark(dbPath: string, sessionId: string): Promise<void> {
   if (!SAFE_ID.test(sessionId)) return;
   try {
-    (require("node:fs") as typeof import("node:fs")).unlinkSync(`${dirOf(dbPath)}/${sessionId}`);
+    await Bun.file(`${dirOf(dbPath)}/${sessionId}`).unlink();
   } catch {
     // already gone, or never written
   }

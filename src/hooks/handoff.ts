@@ -30,7 +30,7 @@ import type { HookContext } from "./run.ts";
  * Consume the pending handoff in one IMMEDIATE transaction; returns the push text, if any.
  * Which predecessor, and why, is recorded with the handoff (`doctor --session` shows it).
  */
-export function handoff(ctx: HookContext): string | undefined {
+export async function handoff(ctx: HookContext): Promise<string | undefined> {
   const { db } = ctx;
   const warnings: string[] = [];
   const consumed: string[] = [];
@@ -56,7 +56,7 @@ export function handoff(ctx: HookContext): string | undefined {
     throw err;
   }
   // Only once the rows are gone for good (src/db/pending-marks.ts).
-  for (const id of consumed) clearPendingMark(databasePath(ctx.env), id);
+  for (const id of consumed) await clearPendingMark(databasePath(ctx.env), id);
   for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, ctx.now());
   return push;
 }

@@ -45,9 +45,9 @@ export default async function userPromptSubmit(ctx: HookContext): Promise<string
   let push: string | undefined;
   if (getPending(ctx.db, ctx.sessionId)) {
     const { handoff } = await import("./handoff.ts");
-    push = handoff(ctx);
+    push = await handoff(ctx);
   } else if (pendingMark(databasePath(ctx.env), ctx.sessionId) === true) {
-    clearPendingMark(databasePath(ctx.env), ctx.sessionId); // a mark whose row is gone
+    await clearPendingMark(databasePath(ctx.env), ctx.sessionId); // a mark whose row is gone
   }
   if (ctx.project && isBatonPrompt(prompt.trim()))
     putBaton(ctx.db, { project: ctx.project, session_id: ctx.sessionId, created_at: ctx.now() });

@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { defineCommand } from "citty";
 import { summaryLine, summaryReport } from "../capture/summarize.ts";
 import { formatIso } from "../core/clock.ts";
-import { selfInvocation } from "../core/invocation.ts";
+import { selfInvocation, shellQuote } from "../core/invocation.ts";
 import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { COMMAND_MARKER, hookProgram, missingRules, OUR_HOOKS, registeredHooks } from "../core/settings.ts";
+import { plural } from "../core/text.ts";
 import { openForRead } from "../db/open.ts";
+import { unmarkedRows } from "../db/pending-marks.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
@@ -194,6 +196,22 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
         ? {
             fix: `back up ${path}, then replay your transcripts with \`${selfInvocation()} replay\` into a new one`,
           }
+        : {}),
+    });
+    const marks = unmarkedRows(db, path);
+    checks.push({
+      name: "pending handoffs",
+      ok: marks === null || marks.ids.length === 0,
+      detail:
+        marks === null
+          ? "no marks yet: prompts ask the database (the next hook sets them up)"
+          : marks.ids.length === 0
+            ? marks.rows === 0
+              ? "none"
+              : `${plural(marks.rows, "pending handoff")}, each with its mark`
+            : `${plural(marks.ids.length, "pending handoff")} without a mark, which a prompt would skip: ${marks.ids.join(", ")}`,
+      ...(marks !== null && marks.ids.length > 0
+        ? { fix: `rm ${shellQuote(marks.sentinel)}   # the next hook marks every pending handoff again` }
         : {}),
     });
     const errors = recentHookErrors(db, 5);

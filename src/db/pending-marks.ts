@@ -88,3 +88,21 @@ export async function clearPendingMark(dbPath: string, sessionId: string): Promi
     // already gone, or never written
   }
 }
+
+/**
+ * For `doctor` (read-only): the pending rows whose mark is missing, which an ordinary prompt would
+ * skip, and the sentinel a fix removes (the next writer marks every row again); null when the
+ * directory is not kept yet (every prompt then asks the database).
+ */
+export function unmarkedRows(
+  db: Database,
+  dbPath: string,
+): { ids: string[]; rows: number; sentinel: string } | null {
+  const sentinel = `${dirOf(dbPath)}/${SENTINEL}`;
+  if (Bun.file(sentinel).size === 0) return null;
+  const rows = db.query<{ id: string }, []>("SELECT session_id AS id FROM pending_handoffs").all();
+  const ids = rows
+    .map((r) => r.id)
+    .filter((id) => SAFE_ID.test(id) && Bun.file(`${dirOf(dbPath)}/${id}`).size === 0);
+  return { ids, rows: rows.length, sentinel };
+}

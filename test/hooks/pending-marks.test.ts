@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
 import { pendingMark } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { tempDir } from "../helpers/db.ts";
+import { runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 function setup(dir: string) {
@@ -123,5 +123,37 @@ describe("the handoff finishes the predecessor's transcript only when it grew", 
     expect(push.exitCode).toBe(0);
     expect(push.stdout).toContain("narwhal");
     expect(push.stdout).toContain("walrus");
+  });
+});
+
+describe("doctor and the marks", () => {
+  test("a pending row without its mark is a problem with a fix; after the fix the next hook marks it", async () => {
+    using dir = tempDir("tl-marks-");
+    const h = setup(dir.path);
+    const env = {
+      THROUGHLINE_DB: h.db,
+      THROUGHLINE_HOME: dir.path,
+      HOME: dir.path,
+      CLAUDE_CONFIG_DIR: dir.path,
+    };
+    const check = () => {
+      const r = runCli(["doctor", "--json"], { env });
+      return (
+        JSON.parse(r.stdout).checks as { name: string; ok: boolean; detail: string; fix?: string }[]
+      ).find((c) => c.name === "pending handoffs")!;
+    };
+    expect((await h.start("s-1")).exitCode).toBe(0);
+    expect(check()).toMatchObject({ ok: true, detail: "1 pending handoff, each with its mark" });
+    // A row written past the marks (a hand edit): a prompt would not see it, and doctor says so.
+    rmSync(join(`${h.db}-pending`, "s-1"));
+    const bad = check();
+    expect(bad.ok).toBe(false);
+    expect(bad.detail).toContain("s-1");
+    expect(bad.fix).toContain(".marks");
+    rmSync(join(`${h.db}-pending`, ".marks"));
+    expect((await h.start("s-2")).exitCode).toBe(0); // any writer marks every row again
+    expect(check()).toMatchObject({ ok: true, detail: "2 pending handoffs, each with its mark" });
+    expect((await h.prompt("s-1")).exitCode).toBe(0);
+    expect(h.pendingRows()).toEqual(["s-2"]);
   });
 });

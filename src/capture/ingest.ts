@@ -310,7 +310,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
       start === 0 ? { details: res.preamble.map(redactDetail), events: eventsOf(res.preambleCalls) } : null,
     turns: res.turns.map((t) => ({
       turn: {
-        sessionId: "", // the live end of the chain, resolved under the write lock
+        sessionId: "", // the key of the chain, resolved under the write lock
         originSessionId: origin,
         number: t.number,
         startedAt: t.startedAt,
@@ -331,34 +331,34 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
 function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): IngestResult {
   const { origin, project } = p;
   // Inside the lock: a handoff may have merged this chain since the plan was made.
-  const live = chainKey(db, origin);
+  const key = chainKey(db, origin);
   let details = 0;
   let events = 0;
   upsertSession(db, p.session);
   if (p.preamble) {
     replaceDetails(
       db,
-      { turnId: null, turnNumber: 0, sessionId: live, originSessionId: origin },
+      { turnId: null, turnNumber: 0, sessionId: key, originSessionId: origin },
       p.preamble.details,
     );
     details += p.preamble.details.length;
     events += insertEvents(
       db,
-      { sessionId: live, originSessionId: origin, project, turnNumber: null },
+      { sessionId: key, originSessionId: origin, project, turnNumber: null },
       p.preamble.events,
     );
   }
   for (const t of p.turns) {
-    const turnId = upsertTurn(db, { ...t.turn, sessionId: live });
+    const turnId = upsertTurn(db, { ...t.turn, sessionId: key });
     replaceDetails(
       db,
-      { turnId, turnNumber: t.turn.number, sessionId: live, originSessionId: origin },
+      { turnId, turnNumber: t.turn.number, sessionId: key, originSessionId: origin },
       t.details,
     );
     details += t.details.length;
     events += insertEvents(
       db,
-      { sessionId: live, originSessionId: origin, project, turnNumber: t.turn.number },
+      { sessionId: key, originSessionId: origin, project, turnNumber: t.turn.number },
       t.events,
     );
   }
@@ -503,10 +503,10 @@ export function ingestSubagent(
       if (subagentDone(again)) return result(again); // a parallel hook stored this very file
       const p = sameObserved(first, again) ? plan : planSubagent(path, again, parentSessionId);
       const turn = turnAt(db, p.origin, p.firstTimestamp ?? now);
-      const live = turn?.session_id ?? chainKey(db, p.origin);
+      const chain = turn?.session_id ?? chainKey(db, p.origin);
       upsertSubagentDetail(db, {
         turnId: turn?.id ?? null,
-        sessionId: live,
+        sessionId: chain,
         originSessionId: p.origin,
         key: `${p.origin}:agent:${p.agent}`,
         detail: p.detail,
@@ -514,7 +514,7 @@ export function ingestSubagent(
       const events = insertEvents(
         db,
         {
-          sessionId: live,
+          sessionId: chain,
           originSessionId: p.origin,
           project: getSession(db, p.origin)?.project ?? null,
           turnNumber: turn?.turn_number ?? null,

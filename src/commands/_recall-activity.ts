@@ -212,6 +212,13 @@ function matchFilter(
   return { filter, total, any: false };
 }
 
+/** A grouped query's ranking: every candidate, best first, and the turns they form (what the view shows). */
+function rankedGroups(db: Database, filter: EventFilter, keywords: readonly string[]) {
+  // Every ranked candidate, so that a turn's other matches are listed with it.
+  const ranked = rankEvents(db, filter, keywords, Number.POSITIVE_INFINITY);
+  return { ranked, groups: groupByTurn(ranked, turnKeyOf) };
+}
+
 /**
  * The turns a keyword query ranks first, best first: `turns` as `recall` groups them, `rows` one
  * per ranked event (for comparison), `matched` every turn with a matching event. For the corpus quality test; null for a query that is not
@@ -226,11 +233,9 @@ export function rankedTurns(
   const query = parseActivityQuery(words, opts.now);
   if (!groupsByTurn(query)) return null;
   const { filter } = matchFilter(db, query, opts.scope);
-  const ranked = rankEvents(db, filter, query.keywords, Number.POSITIVE_INFINITY);
+  const { ranked, groups } = rankedGroups(db, filter, query.keywords);
   return {
-    turns: groupByTurn(ranked, turnKeyOf)
-      .slice(0, limit)
-      .map((g) => turnKeyOf(g.best)),
+    turns: groups.slice(0, limit).map((g) => turnKeyOf(g.best)),
     rows: ranked.slice(0, limit).map(turnKeyOf),
     matched: new Set(ranked.map(turnKeyOf)),
   };
@@ -260,10 +265,8 @@ export function activityView(
   const grouped = groupsByTurn(query);
   let events: ActivityEvent[];
   if (grouped) {
-    // Every ranked candidate, so that a turn's other matches are listed with it.
-    const ranked = rankEvents(db, filter, query.keywords, Number.POSITIVE_INFINITY);
-    events = groupByTurn(ranked, turnKeyOf)
-      .slice(0, ACTIVITY_ROWS)
+    events = rankedGroups(db, filter, query.keywords)
+      .groups.slice(0, ACTIVITY_ROWS)
       .map(({ best, members }) => ({
         ...toEvent(db, best),
         also: members.slice(1).map((a) => ({ ts: a.ts, seq: a.seq, type: a.type, summary: a.summary })),

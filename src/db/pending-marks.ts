@@ -23,6 +23,11 @@ function dirOf(dbPath: string): string {
   return `${dbPath}-pending`;
 }
 
+/** A mark or the sentinel, written with node:fs (the writers that need it have loaded it anyway). */
+function writeMark(path: string): void {
+  (require("node:fs") as typeof import("node:fs")).writeFileSync(path, "1", { mode: 0o600 });
+}
+
 /** The file of a database connection, or null for an in-memory or temporary one. */
 function fileOf(db: Database): string | null {
   const f = (db as Database & { filename?: string }).filename;
@@ -61,12 +66,11 @@ export async function premark(dbPath: string, sessionId: string): Promise<void> 
 export function ensureMarks(db: Database): void {
   const path = fileOf(db);
   if (path === null || Bun.file(`${dirOf(path)}/${SENTINEL}`).size > 0) return;
-  const fs: typeof import("node:fs") = require("node:fs");
   const dir = dirOf(path);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  (require("node:fs") as typeof import("node:fs")).mkdirSync(dir, { recursive: true, mode: 0o700 });
   const rows = db.query<{ id: string }, []>("SELECT session_id AS id FROM pending_handoffs").all();
-  for (const { id } of rows) if (SAFE_ID.test(id)) fs.writeFileSync(`${dir}/${id}`, "1", { mode: 0o600 });
-  fs.writeFileSync(`${dir}/${SENTINEL}`, "1", { mode: 0o600 });
+  for (const { id } of rows) if (SAFE_ID.test(id)) writeMark(`${dir}/${id}`);
+  writeMark(`${dir}/${SENTINEL}`);
 }
 
 /** Called before a pending row for `sessionId` is written, inside the writer's transaction. */
@@ -76,7 +80,7 @@ export function markPending(db: Database, sessionId: string): void {
   const mark = `${dirOf(path)}/${sessionId}`;
   if (Bun.file(mark).size > 0) return; // SessionStart wrote it already (premark)
   ensureMarks(db);
-  (require("node:fs") as typeof import("node:fs")).writeFileSync(mark, "1", { mode: 0o600 });
+  writeMark(mark);
 }
 
 /** Called once the pending row of `sessionId` is gone (committed). Native: no node:fs. */

@@ -10,7 +10,7 @@ import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { clearPendingMark } from "../db/pending-marks.ts";
 import { getCursor } from "../db/queries/capture.ts";
-import { countChainTurns, loadContextInput } from "../db/queries/chain.ts";
+import { loadContextInput } from "../db/queries/chain.ts";
 import {
   deleteBaton,
   deletePending,
@@ -165,9 +165,9 @@ function settle(
         createdAt: bornAt,
         updatedAt: now,
       });
-      mergeChain(db, predId.id, sessionId);
+      const turns = mergeChain(db, predId.id, sessionId);
       merged = true;
-      if (depth === 0 && countChainTurns(db, sessionId) === 0)
+      if (depth === 0 && turns === 0)
         reason = [reason, "predecessor chain holds no turns"].filter(Boolean).join("; ");
     }
   }

@@ -76,9 +76,8 @@ export async function runHook(
     }
     const cwdText = typeof payload.cwd === "string" && payload.cwd ? payload.cwd : null;
     // One project identity for every hook and command (docs/project-identity.md). It reads the
-    // file system (node:fs, ~2 ms to load in a cold process) and the database costs an open and
-    // a close-time checkpoint: both are made on first use, so a handler that needs neither (a
-    // PostToolUse with no activity) pays for neither.
+    // file system, and the database costs an open and a close-time checkpoint: both are made on
+    // first use, so a handler that needs neither (a PostToolUse with no activity) pays for neither.
     let project: string | null | undefined;
     const projectOfCwd = (): string | null => {
       if (project === undefined)
@@ -91,13 +90,12 @@ export async function runHook(
     const never = await neverList(env);
     if (never && isNever(never, { sessionId, project: projectOfCwd(), cwd: cwdText }))
       return { exitCode: 0, stdout: "", stderr: "" };
+    const path = databasePath(env);
     if (event === "user-prompt-submit") {
       const { nothingToHandOver } = await import("./user-prompt-submit.ts");
-      if (nothingToHandOver(databasePath(env), sessionId, payload))
-        return { exitCode: 0, stdout: "", stderr: "" };
+      if (nothingToHandOver(path, sessionId, payload)) return { exitCode: 0, stdout: "", stderr: "" };
     }
     const handler = await load();
-    const path = databasePath(env);
     const out = await handler({
       get db() {
         db ??= openWriter(path);

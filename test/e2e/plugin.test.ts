@@ -18,7 +18,16 @@ import {
   TmuxClaude,
   turnCount,
 } from "./driver.ts";
-import { filler, nonce, promptHookOutputs, pushIn, sessionRequests, typeTurns } from "./scenario.ts";
+import {
+  bash,
+  filler,
+  nonce,
+  printed,
+  promptHookOutputs,
+  pushIn,
+  sessionRequests,
+  typeTurns,
+} from "./scenario.ts";
 import { lastPrompt, requestText, stepInTurn, toolResults, toolResultText } from "./stand-in.ts";
 
 const SKIP = e2eSkipReason();
@@ -36,10 +45,8 @@ describe.skipIf(SKIP !== null)("the plugin from this repository (real Claude Cod
           const m = /^p(\d+) /.exec(prompt);
           if (m) return filler(Number(m[1]), tag, 500);
           if (prompt.includes(go)) {
-            const l2 = /`([^`\n]* recall --l2 [^`\n]*)`/.exec(pushIn(body))?.[1] ?? "echo no-l2";
-            return stepInTurn(body) === 0
-              ? { tools: [{ name: "Bash", input: { command: l2, description: "pull" } }] }
-              : `Pulled ${tag}.`;
+            const l2 = printed(pushIn(body), "recall --l2 ") ?? "echo no-l2";
+            return stepInTurn(body) === 0 ? bash(l2) : `Pulled ${tag}.`;
           }
           return `Reply to: ${prompt}`;
         },

@@ -34,6 +34,7 @@ import {
   TmuxClaude,
 } from "./driver.ts";
 import {
+  bash,
   filler,
   nonce,
   printed,
@@ -47,7 +48,6 @@ import {
   type ContentBlock,
   lastPrompt,
   type RecordedRequest,
-  type Reply,
   requestText,
   stepInTurn,
   toolResults,
@@ -56,10 +56,6 @@ import {
 
 const SKIP = e2eSkipReason();
 const LONG = 240_000;
-
-function bash(command: string): Reply {
-  return { tools: [{ name: "Bash", input: { command, description: "throughline pull" } }] };
-}
 
 /** The tool_result blocks each request of `requests` carried back to the model, in order. */
 function resultsOf(requests: RecordedRequest[]): ContentBlock[] {

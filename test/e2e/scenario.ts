@@ -14,7 +14,7 @@ import {
   type TranscriptEntry,
   waitUntil,
 } from "./driver.ts";
-import { type MessagesBody, type RecordedRequest, requestText } from "./stand-in.ts";
+import { type MessagesBody, type RecordedRequest, type Reply, requestText } from "./stand-in.ts";
 
 /** A short random tag, so every scenario's text is its own. */
 export function nonce(): string {
@@ -141,6 +141,11 @@ export function pushIn(body: MessagesBody): string {
 /** A command the push shows in backquotes, found by what it does (`recall --l2 `…). */
 export function printed(push: string, marker: string): string | null {
   return new RegExp(`\`([^\`\\n]* ${marker}[^\`\\n]*)\``).exec(push)?.[1] ?? null;
+}
+
+/** The stand-in model's reply that runs `command` with Claude Code's own Bash tool. */
+export function bash(command: string): Reply {
+  return { tools: [{ name: "Bash", input: { command, description: "throughline pull" } }] };
 }
 
 /** A reply of about `words` × 7 characters, so a handful of turns fill the 9,500-character push. */

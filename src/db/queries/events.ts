@@ -13,7 +13,7 @@ import { chainKeyOf, liveOfKey, resolveLive } from "./sessions.ts";
 export { findProject } from "../project.ts";
 
 export interface EventScope {
-  /** Live end of the chain the events belong to. */
+  /** Key of the chain the events belong to (`chainKey`). */
   sessionId: string;
   originSessionId: string;
   project: string | null;

@@ -179,67 +179,21 @@ function select(db: Database, sel: ForgetSelector): Selection {
   };
 }
 
+type FateRow = { id: string; empty: number; linked: number; named: number; titled: number };
+
 /**
- * Of the touched sessions, those whose row goes (nothing of theirs is left) or loses its title
- * (its id still holds a chain together, or the title holds the matched text).
+ * What `fate` judges each of `ids` by, counting only rows outside `gone` (the selection, while
+ * a plan still sees it; nothing once it is deleted): whether anything of the session is left,
+ * whether it holds a chain together, whether its title holds the matched text.
  */
-function sessionFates(
+function fateRows(
   db: Database,
   sel: ForgetSelector,
-  touched: readonly string[],
-): { remove: string[]; untitle: string[] } {
-  const p = params(sel);
-  const rows = db
-    .query<
-      { id: string; empty: number; linked: number; named: number; titled: number },
-      Params & { ids: string }
-    >(
-      `SELECT s.id,
-              NOT EXISTS (SELECT 1 FROM turns WHERE origin_session_id = s.id)
-                AND NOT EXISTS (SELECT 1 FROM details WHERE origin_session_id = s.id)
-                AND NOT EXISTS (SELECT 1 FROM events WHERE origin_session_id = s.id) AS empty,
-              EXISTS (SELECT 1 FROM sessions m WHERE m.merged_into = s.id)
-                OR (s.merged_into IS NULL AND (EXISTS (SELECT 1 FROM turns WHERE session_id = s.chain)
-                    OR EXISTS (SELECT 1 FROM events WHERE session_id = s.chain))) AS linked,
-              (${sessionWhere(sel)}) AS named,
-              s.title IS NOT NULL AS titled
-       FROM sessions s WHERE s.id IN (SELECT value FROM json_each($ids))`,
-    )
-    .all({ ...p, ids: JSON.stringify(touched) });
-  const remove: string[] = [];
-  const untitle: string[] = [];
-  for (const r of rows) {
-    const f = fate(sel, r);
-    if (f === "remove") remove.push(r.id);
-    else if (f === "untitle") untitle.push(r.id);
-  }
-  return { remove, untitle };
-}
-
-/**
- * A session with nothing left goes, unless it still holds a chain together (a session merged
- * into it, or it is the live end of a chain with turns or events): then only its title goes. A
- * title holding the matched text goes in any case.
- */
-function fate(
-  sel: ForgetSelector,
-  r: { empty: number; linked: number; named: number; titled: number },
-): "remove" | "untitle" | "keep" {
-  if (r.empty && !r.linked) return "remove";
-  if (r.titled && (r.empty || (sel.match !== null && r.named))) return "untitle";
-  return "keep";
-}
-
-/** What `forget` would remove; reads only (the `--dry-run`, and the confirmation prompt). */
-export function planForget(db: Database, sel: ForgetSelector): ForgetPlan {
-  const s = select(db, sel);
-  // Which touched sessions would go or lose their title: the rules of sessionFates, judged
-  // on what would be left once the selection is gone.
-  const rows = db
-    .query<
-      { id: string; empty: number; linked: number; named: number; titled: number },
-      Params & { ids: string; turns: string; events: string; loose: string }
-    >(
+  ids: readonly string[],
+  gone: { turns: readonly number[]; events: readonly number[]; loose: readonly number[] },
+): FateRow[] {
+  return db
+    .query<FateRow, Params & { ids: string; turns: string; events: string; loose: string }>(
       `SELECT s.id,
               NOT EXISTS (SELECT 1 FROM turns t WHERE t.origin_session_id = s.id
                           AND t.id NOT IN (SELECT value FROM json_each($turns)))
@@ -259,11 +213,53 @@ export function planForget(db: Database, sel: ForgetSelector): ForgetPlan {
     )
     .all({
       ...params(sel),
-      ids: JSON.stringify(s.sessions),
-      turns: JSON.stringify(s.turns.map((t) => t.id)),
-      events: JSON.stringify(s.eventIds),
-      loose: JSON.stringify(s.looseDetailIds),
+      ids: JSON.stringify(ids),
+      turns: JSON.stringify(gone.turns),
+      events: JSON.stringify(gone.events),
+      loose: JSON.stringify(gone.loose),
     });
+}
+
+/**
+ * Of the touched sessions, those whose row goes (nothing of theirs is left) or loses its title
+ * (its id still holds a chain together, or the title holds the matched text).
+ */
+function sessionFates(
+  db: Database,
+  sel: ForgetSelector,
+  touched: readonly string[],
+): { remove: string[]; untitle: string[] } {
+  const remove: string[] = [];
+  const untitle: string[] = [];
+  for (const r of fateRows(db, sel, touched, { turns: [], events: [], loose: [] })) {
+    const f = fate(sel, r);
+    if (f === "remove") remove.push(r.id);
+    else if (f === "untitle") untitle.push(r.id);
+  }
+  return { remove, untitle };
+}
+
+/**
+ * A session with nothing left goes, unless it still holds a chain together (a session merged
+ * into it, or it is the live end of a chain with turns or events): then only its title goes. A
+ * title holding the matched text goes in any case.
+ */
+function fate(sel: ForgetSelector, r: FateRow): "remove" | "untitle" | "keep" {
+  if (r.empty && !r.linked) return "remove";
+  if (r.titled && (r.empty || (sel.match !== null && r.named))) return "untitle";
+  return "keep";
+}
+
+/** What `forget` would remove; reads only (the `--dry-run`, and the confirmation prompt). */
+export function planForget(db: Database, sel: ForgetSelector): ForgetPlan {
+  const s = select(db, sel);
+  // Which touched sessions would go or lose their title: the rules of sessionFates, judged
+  // on what would be left once the selection is gone.
+  const rows = fateRows(db, sel, s.sessions, {
+    turns: s.turns.map((t) => t.id),
+    events: s.eventIds,
+    loose: s.looseDetailIds,
+  });
   const sessions = rows.filter((r) => fate(sel, r) !== "keep").length;
   return {
     counts: {

@@ -8,7 +8,9 @@
 import { VERSION } from "../version.ts";
 import { joinPath } from "./paths.ts";
 
-const SAFE_WORD = /^[A-Za-z0-9._:@%+=,/-]+$/;
+/** Characters a POSIX shell takes literally: words of only these are printed unquoted. */
+export const SHELL_PLAIN = "A-Za-z0-9._:@%+=,/-";
+const SAFE_WORD = new RegExp(`^[${SHELL_PLAIN}]+$`);
 
 /** Quote a value for a POSIX shell only when it needs it. */
 export function shellQuote(value: string): string {

@@ -5,9 +5,11 @@
  * the shapes the product prints. Anything else (a chain, a pipe, a redirection, a substitution,
  * another subcommand) gets no opinion, so Claude Code asks as usual. Pure.
  */
+import { SHELL_PLAIN } from "./invocation.ts";
 import { READ_ONLY_COMMANDS } from "./settings.ts";
 
-const PLAIN = /[A-Za-z0-9._:@%+=,/-]/;
+/** The characters `shellQuote` leaves unquoted: what the product prints outside quotes. */
+const PLAIN = new RegExp(`[${SHELL_PLAIN}]`);
 
 /** Words of a command line made only of plain characters and single-quoted strings, else null. */
 export function plainWords(line: string): string[] | null {

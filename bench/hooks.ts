@@ -2,6 +2,7 @@
 import {
   closeSync,
   copyFileSync,
+  cpSync,
   existsSync,
   fsyncSync,
   openSync,
@@ -11,9 +12,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../src/capture/ingest.ts";
-import { openForWrite } from "../src/db/open.ts";
-import { insertPending } from "../src/db/queries/handoff.ts";
-import { upsertSession } from "../src/db/queries/sessions.ts";
+import { openForRead, openForWrite } from "../src/db/open.ts";
+import type { StartIntent } from "../src/db/pending-marks.ts";
 import { TranscriptBuilder } from "../test/helpers/transcript.ts";
 import { measure, WORK } from "./lib.ts";
 
@@ -36,6 +36,7 @@ export function bigTranscript(id: string, turns: number, bytesPerTurn: number): 
 
 function removeDb(path: string): void {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+  rmSync(`${path}-pending`, { recursive: true, force: true });
 }
 
 /**
@@ -51,6 +52,8 @@ function copyDb(from: string, to: string): void {
       fsyncSync(fd);
       closeSync(fd);
     }
+  // The pending marks go with their database (src/db/pending-marks.ts).
+  if (existsSync(`${from}-pending`)) cpSync(`${from}-pending`, `${to}-pending`, { recursive: true });
 }
 
 /** Ingests all but the last turn into a template database; returns the paths a run needs. */
@@ -144,6 +147,15 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     });
     db.close();
   }
+  // The new sessions are born after the chain's last activity, as a /clear is.
+  const chainBorn = (() => {
+    const db = openForWrite(chainTemplate);
+    try {
+      return db.query<{ t: number }, []>("SELECT max(updated_at) AS t FROM sessions").get()!.t + 1000;
+    } finally {
+      db.close();
+    }
+  })();
   let n = 0;
   let newId = "";
   out["hook user-prompt-submit (handoff, 1,000-turn chain)"] = measure(
@@ -154,23 +166,18 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       before: () => {
         copyDb(chainTemplate, runDb);
         newId = `bench-new-${++n}`;
-        const db = openForWrite(runDb);
-        const now = Date.now();
-        upsertSession(db, {
-          id: newId,
-          project: PROJECT,
-          transcriptPath: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-        insertPending(db, {
+        // What SessionStart(clear) leaves: its intent in the session's mark. The prompt claims it
+        // (the newest live session of the project: the chain, no SessionEnd linking) and hands over.
+        const start: StartIntent = {
           session_id: newId,
-          project: PROJECT,
           source: "clear",
-          predecessor: chainId,
-          created_at: now,
-        });
-        db.close();
+          client: null,
+          prompt_id: null,
+          created_at: chainBorn + n * 1000,
+          cwd: PROJECT,
+          transcript_path: join(WORK, `${newId}.jsonl`),
+        };
+        writeFileSync(`${runDb}-pending/${newId}`, JSON.stringify(start));
       },
       stdin: () =>
         JSON.stringify({
@@ -182,6 +189,17 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
         }),
     },
   );
+  {
+    // A row that measured no handoff would be a wrong figure: the last run must have merged the chain.
+    const db = openForRead(runDb);
+    const merged = db
+      .query<{ n: number }, [string, string]>(
+        "SELECT count(*) AS n FROM handoffs WHERE session_id = ? AND predecessor = ? AND path = 'auto'",
+      )
+      .get(newId, chainId)!.n;
+    db.close();
+    if (merged !== 1) throw new Error(`bench: the handoff of ${newId} did not merge ${chainId}`);
+  }
 
   // Stop for the newest turn: the cost must not grow with the transcript.
   for (const [label, turns, size] of [

@@ -9,7 +9,7 @@ import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { COMMAND_MARKER, hookProgram, missingRules, OUR_HOOKS, registeredHooks } from "../core/settings.ts";
 import { plural } from "../core/text.ts";
 import { openForRead } from "../db/open.ts";
-import { unmarkedRows } from "../db/pending-marks.ts";
+import { unmarkedRows, waitingIntents } from "../db/pending-marks.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
@@ -199,17 +199,21 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
         : {}),
     });
     const marks = unmarkedRows(db, path);
+    // SessionStarts not claimed yet (docs/hooks.md): their first prompt, or any later one, claims them.
+    const waiting = waitingIntents(path).length;
+    const andWaiting = waiting > 0 ? `; ${plural(waiting, "SessionStart")} waiting for a first prompt` : "";
     checks.push({
       name: "pending handoffs",
       ok: marks === null || marks.ids.length === 0,
       detail:
-        marks === null
+        (marks === null
           ? "no marks yet: prompts ask the database (the next hook sets them up)"
           : marks.ids.length === 0
             ? marks.rows === 0
               ? "none"
               : `${plural(marks.rows, "pending handoff")}, each with its mark`
-            : `${plural(marks.ids.length, "pending handoff")} without a mark, which a prompt would skip: ${marks.ids.join(", ")}`,
+            : `${plural(marks.ids.length, "pending handoff")} without a mark, which a prompt would skip: ${marks.ids.join(", ")}`) +
+        andWaiting,
       ...(marks !== null && marks.ids.length > 0
         ? { fix: `rm ${shellQuote(marks.sentinel)}   # the next hook marks every pending handoff again` }
         : {}),

@@ -10,6 +10,7 @@ import { type JsonObject, parseLine } from "../core/jsonl.ts";
 import { databasePath } from "../core/paths.ts";
 import { detectWindow, emptyUsage, feedUsage, payloadUsage } from "../core/usage.ts";
 import { openForRead } from "../db/open.ts";
+import { hasIntent } from "../db/pending-marks.ts";
 import { statuslineFacts } from "../db/queries/statusline.ts";
 import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
 
@@ -71,7 +72,8 @@ export function statuslineView(
       try {
         const f = statuslineFacts(db, payload.session_id);
         turns = f.turns;
-        handoff = f.pending ? "pending" : f.baton ? "baton" : null;
+        // A SessionStart the first prompt has not folded in yet is pending too (its intent mark).
+        handoff = f.pending || hasIntent(dbPath, payload.session_id) ? "pending" : f.baton ? "baton" : null;
       } finally {
         db.close();
       }

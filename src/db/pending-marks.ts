@@ -12,8 +12,23 @@
  *   opens the database, after a mark for every row already in it (a database older than the
  *   marks), so its absence, an unreadable directory or a session id that is no safe file name
  *   all mean "ask the database".
+ *
+ * A mark holds "1", or, until a prompt folds it into its row, what SessionStart recorded (a
+ * `StartIntent` as JSON): SessionStart writes only that file, so it never opens the database
+ * (docs/hooks.md, "Which session a /clear continues").
  */
 import type { Database } from "bun:sqlite";
+
+/** What SessionStart(clear/startup) knew, kept in the session's mark until a prompt folds it in. */
+export interface StartIntent {
+  session_id: string;
+  source: string;
+  client: string | null;
+  prompt_id: string | null;
+  created_at: number;
+  cwd: string | null;
+  transcript_path: string | null;
+}
 
 const SENTINEL = ".marks";
 /** Claude Code's session ids are UUIDs; anything else is asked of the database. */
@@ -46,15 +61,107 @@ export function pendingMark(dbPath: string, sessionId: string): boolean | null {
 }
 
 /**
- * Writes the mark natively (no node:fs) when the directory is already kept; SessionStart calls
- * it before its transaction, so that `markPending` inside finds nothing left to do.
+ * SessionStart's whole write when the directory is kept: the intent in the session's mark, with
+ * one native write. False when it is not kept (or the write failed): the caller writes the row.
  */
-export async function premark(dbPath: string, sessionId: string): Promise<void> {
-  if (!SAFE_ID.test(sessionId) || Bun.file(`${dirOf(dbPath)}/${SENTINEL}`).size === 0) return;
+export async function writeIntent(dbPath: string, intent: StartIntent): Promise<boolean> {
+  if (!SAFE_ID.test(intent.session_id) || Bun.file(`${dirOf(dbPath)}/${SENTINEL}`).size === 0) return false;
+  // Files 0600 like the database's (docs/contract.md): Bun.write takes no mode, the umask does.
+  const umask = process.umask(0o077);
+  try {
+    // One write(2) of a few hundred bytes: a reader sees the whole record or an empty file.
+    await Bun.write(`${dirOf(dbPath)}/${intent.session_id}`, JSON.stringify(intent));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    process.umask(umask);
+  }
+}
+
+/** Whether the session's mark still holds an intent (a plain mark is "1", one byte). */
+export function hasIntent(dbPath: string, sessionId: string): boolean {
+  return SAFE_ID.test(sessionId) && Bun.file(`${dirOf(dbPath)}/${sessionId}`).size > 1;
+}
+
+function parseIntent(id: string, text: string): StartIntent | null {
+  try {
+    const v = JSON.parse(text) as Partial<StartIntent>;
+    const str = (x: unknown) => (typeof x === "string" ? x : null);
+    if (v?.session_id !== id || typeof v.source !== "string" || !Number.isFinite(v.created_at)) return null;
+    return {
+      session_id: id,
+      source: v.source,
+      client: str(v.client),
+      prompt_id: str(v.prompt_id),
+      created_at: v.created_at as number,
+      cwd: str(v.cwd),
+      transcript_path: str(v.transcript_path),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The intents not folded yet of sessions born no later than `sessionId` (its own included), oldest
+ * first: they are claimed in the order their SessionStarts ran, as if each had written its row
+ * then. `unreadable` lists marks whose intent does not parse (skipped, reported by the caller).
+ */
+export async function readIntents(
+  dbPath: string,
+  sessionId: string,
+): Promise<{ intents: StartIntent[]; unreadable: string[] }> {
+  const dir = dirOf(dbPath);
+  const intents: StartIntent[] = [];
+  const unreadable: string[] = [];
+  let names: string[];
+  try {
+    // Bun.Glob lists natively: ~1 ms where node:fs would cost ~2 ms to load (docs/benchmarks.md).
+    names = [...new Bun.Glob("*").scanSync({ cwd: dir, onlyFiles: true })];
+  } catch {
+    return { intents, unreadable };
+  }
+  for (const name of names) {
+    if (!SAFE_ID.test(name)) continue;
+    const file = Bun.file(`${dir}/${name}`);
+    if (file.size <= 1) continue;
+    const intent = parseIntent(name, await file.text().catch(() => ""));
+    if (intent) intents.push(intent);
+    else unreadable.push(name);
+  }
+  const own = intents.find((i) => i.session_id === sessionId);
+  if (!own) return { intents: [], unreadable };
+  return {
+    intents: intents
+      .filter((i) => i.created_at <= own.created_at)
+      .sort((a, b) => a.created_at - b.created_at || (a.session_id < b.session_id ? -1 : 1)),
+    unreadable,
+  };
+}
+
+/** One line for `hook_errors`: marks whose SessionStart record does not parse are skipped. */
+export function unreadableLine(ids: string[]): string {
+  return `skipped ${ids.length} unreadable SessionStart record(s) in the pending marks: ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}`;
+}
+
+/** For `doctor`: the sessions whose SessionStart record waits for a first prompt to claim it. */
+export function waitingIntents(dbPath: string): string[] {
+  try {
+    return [...new Bun.Glob("*").scanSync({ cwd: dirOf(dbPath), onlyFiles: true })]
+      .filter((name) => SAFE_ID.test(name) && Bun.file(`${dirOf(dbPath)}/${name}`).size > 1)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** After the commit that wrote its row: the mark says "1" again (native). */
+export async function intentFolded(dbPath: string, sessionId: string): Promise<void> {
   try {
     await Bun.write(`${dirOf(dbPath)}/${sessionId}`, "1");
   } catch {
-    // markPending writes it, or fails the transaction
+    // the mark keeps the intent: the next fold finds the row and skips it
   }
 }
 
@@ -78,7 +185,7 @@ export function markPending(db: Database, sessionId: string): void {
   const path = fileOf(db);
   if (path === null || !SAFE_ID.test(sessionId)) return;
   const mark = `${dirOf(path)}/${sessionId}`;
-  if (Bun.file(mark).size > 0) return; // SessionStart wrote it already (premark)
+  if (Bun.file(mark).size > 0) return; // kept already (an intent being folded, or a row)
   ensureMarks(db);
   writeMark(mark);
 }

@@ -8,7 +8,7 @@ import {
 } from "../core/handoff.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
-import { clearPendingMark } from "../db/pending-marks.ts";
+import { clearPendingMark, intentFolded, type StartIntent, unreadableLine } from "../db/pending-marks.ts";
 import { getCursor } from "../db/queries/capture.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import {
@@ -16,6 +16,7 @@ import {
   deletePending,
   getBaton,
   getPending,
+  handedOverSince,
   mergeChain,
   type PendingRow,
   recordHandoff,
@@ -23,20 +24,29 @@ import {
 } from "../db/queries/handoff.ts";
 import { recordHookError } from "../db/queries/hook-errors.ts";
 import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
+import { claimStart } from "./claim.ts";
 import { CHOICE_RANK, choosePredecessor } from "./predecessor.ts";
 import type { HookContext } from "./run.ts";
 
 /**
  * Consume the pending handoff in one IMMEDIATE transaction; returns the push text, if any.
  * Which predecessor, and why, is recorded with the handoff (`doctor --session` shows it).
+ * `intents` (oldest first) are what SessionStarts left in the marks: claimed first, under the
+ * same lock, each as of its own birth.
  */
-export async function handoff(ctx: HookContext): Promise<string | undefined> {
+export async function handoff(
+  ctx: HookContext,
+  intents: readonly StartIntent[] = [],
+  unreadable: readonly string[] = [],
+): Promise<string | undefined> {
   const { db } = ctx;
-  const warnings: string[] = [];
+  const warnings: string[] = unreadable.length > 0 ? [unreadableLine([...unreadable])] : [];
   const consumed: string[] = [];
+  const folded: string[] = [];
   let push: string | undefined;
   db.run("BEGIN IMMEDIATE");
   try {
+    for (const start of intents) (fold(ctx, start) === "spent" ? consumed : folded).push(start.session_id);
     // Re-read inside the write lock: of two racing prompts only one consumes the row.
     if (settle(ctx, ctx.sessionId, 0, warnings, consumed)) {
       const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
@@ -55,10 +65,27 @@ export async function handoff(ctx: HookContext): Promise<string | undefined> {
     db.run("ROLLBACK");
     throw err;
   }
-  // Only once the rows are gone for good (src/db/pending-marks.ts).
-  for (const id of consumed) await clearPendingMark(databasePath(ctx.env), id);
+  // Only once the rows are committed, or gone for good (src/db/pending-marks.ts).
+  const path = databasePath(ctx.env);
+  for (const id of folded) if (!consumed.includes(id)) await intentFolded(path, id);
+  for (const id of consumed) await clearPendingMark(path, id);
   for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, ctx.now());
   return push;
+}
+
+/**
+ * Claim one SessionStart's intent, unless a racing prompt did (its row exists) or it was handed
+ * over already (a crash between that commit and the mark's removal): "row" when the mark is to
+ * say "1" once committed, "spent" when it is to be removed.
+ */
+function fold(ctx: HookContext, start: StartIntent): "row" | "spent" {
+  if (getPending(ctx.db, start.session_id)) return "row";
+  if (handedOverSince(ctx.db, start.session_id, start.created_at)) return "spent";
+  const { projectOf } = require("../db/project.ts") as typeof import("../db/project.ts");
+  const project =
+    start.session_id === ctx.sessionId ? ctx.project : start.cwd ? projectOf(start.cwd, ctx.env) : null;
+  claimStart(ctx.db, start, project, ctx.env);
+  return "row";
 }
 
 /**

@@ -20,6 +20,9 @@ export function choosePredecessor(
   const newest = predecessorCandidates(db, q.project, q.sessionId).find(
     (s) =>
       s.created_at < q.bornAt &&
+      // As of the new session's birth: a prompt folds a SessionStart's intent later, when
+      // another window may have written since (docs/hooks.md).
+      s.updated_at <= q.bornAt &&
       !claimed.has(s.id) &&
       s.transcript_path !== null &&
       // A ghost session never wrote its transcript (`Bun.file`: no node:fs on the hook path).

@@ -1,59 +1,46 @@
 import { databasePath } from "../core/paths.ts";
-import { premark } from "../db/pending-marks.ts";
-import { insertPending } from "../db/queries/handoff.ts";
-import { getSession, upsertSession } from "../db/queries/sessions.ts";
-import { writeTransaction } from "../db/tx.ts";
+import { type StartIntent, writeIntent } from "../db/pending-marks.ts";
 import { clientProcess } from "./client.ts";
-import { choosePredecessor } from "./predecessor.ts";
 import type { HookContext } from "./run.ts";
 
 /**
  * SessionStart only records intent: Claude Code sometimes fires a second, ghost SessionStart
- * that never becomes a session, so nothing is handed over until the first prompt. On a clear
- * it freezes which session this one continues (docs/hooks.md, "Which session a /clear
- * continues"); the first prompt checks again, in case the SessionEnd(clear) hook ran late.
+ * that never becomes a session, so nothing is handed over until the first prompt. On a clear or
+ * a start it writes what it knows (source, client process, time of birth) into the session's
+ * pending mark with one native write, and opens no database; the first prompt claims the
+ * predecessor as of that birth (src/hooks/claim.ts, docs/hooks.md "Which session a /clear
+ * continues"). Until the marks are kept (a database no writer has opened yet) it claims at once.
  */
 export default async function sessionStart(ctx: HookContext): Promise<undefined> {
   const source = typeof ctx.payload.source === "string" ? ctx.payload.source : "startup";
   const now = ctx.now();
-  const session = {
-    id: ctx.sessionId,
-    project: ctx.project,
-    transcriptPath: ctx.transcriptPath,
-    createdAt: now,
-    updatedAt: now,
-  };
   // Compaction and resume keep their own continuity: nothing to hand over.
   if (source === "compact" || source === "resume") {
-    upsertSession(ctx.db, session);
+    const { upsertSession } =
+      require("../db/queries/sessions.ts") as typeof import("../db/queries/sessions.ts");
+    upsertSession(ctx.db, {
+      id: ctx.sessionId,
+      project: ctx.project,
+      transcriptPath: ctx.transcriptPath,
+      createdAt: now,
+      updatedAt: now,
+    });
     return undefined;
   }
-  await premark(databasePath(ctx.env), ctx.sessionId);
-  const client = await clientProcess(ctx.env);
-  const promptId = typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null;
+  const start: StartIntent = {
+    session_id: ctx.sessionId,
+    source,
+    client: await clientProcess(ctx.env),
+    prompt_id: typeof ctx.payload.prompt_id === "string" ? ctx.payload.prompt_id : null,
+    created_at: now,
+    cwd: typeof ctx.payload.cwd === "string" && ctx.payload.cwd ? ctx.payload.cwd : null,
+    transcript_path: ctx.transcriptPath,
+  };
+  if (await writeIntent(databasePath(ctx.env), start)) return undefined;
+  const { claimStart } = require("./claim.ts") as typeof import("./claim.ts");
+  const { writeTransaction } = require("../db/tx.ts") as typeof import("../db/tx.ts");
   // Which SessionEnds are still untaken is read, then claimed: one lock for both, so two
   // windows clearing at once cannot take the same predecessor. One commit for everything.
-  writeTransaction(ctx.db, () => {
-    upsertSession(ctx.db, session);
-    let choice = null;
-    if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || source === "startup")) {
-      const bornAt = getSession(ctx.db, ctx.sessionId)?.created_at ?? now;
-      const q = { sessionId: ctx.sessionId, bornAt, client, promptId, project: ctx.project };
-      choice = choosePredecessor(ctx.db, q, { newestFallback: source === "clear" });
-      // Some clients report a /clear as `startup`: only a link from the same client counts then.
-      if (source !== "clear" && choice?.chosenBy !== "link") choice = null;
-    }
-    insertPending(ctx.db, {
-      session_id: ctx.sessionId,
-      project: ctx.project,
-      source,
-      predecessor: choice?.predecessor ?? null,
-      created_at: now,
-      client,
-      prompt_id: promptId,
-      chosen_by: choice?.chosenBy ?? null,
-      evidence: choice?.evidence ?? null,
-    });
-  });
+  writeTransaction(ctx.db, () => claimStart(ctx.db, start, ctx.project, ctx.env));
   return undefined;
 }

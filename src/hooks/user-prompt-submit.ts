@@ -1,6 +1,12 @@
 import { isBatonPrompt } from "../core/handoff.ts";
 import { databasePath } from "../core/paths.ts";
-import { clearPendingMark, pendingMark } from "../db/pending-marks.ts";
+import {
+  clearPendingMark,
+  hasIntent,
+  pendingMark,
+  readIntents,
+  unreadableLine,
+} from "../db/pending-marks.ts";
 import { getPending, putBaton } from "../db/queries/handoff.ts";
 import type { HookContext, HookPayload } from "./run.ts";
 
@@ -42,12 +48,21 @@ export function nothingToHandOver(path: string, sessionId: string, payload: Hook
  */
 export default async function userPromptSubmit(ctx: HookContext): Promise<string | undefined> {
   const prompt = typeof ctx.payload.prompt === "string" ? ctx.payload.prompt : "";
+  const path = databasePath(ctx.env);
   let push: string | undefined;
-  if (getPending(ctx.db, ctx.sessionId)) {
+  // What SessionStart left in the marks (its own and those born before it) is claimed first.
+  const { intents, unreadable } = hasIntent(path, ctx.sessionId)
+    ? await readIntents(path, ctx.sessionId)
+    : { intents: [], unreadable: [] };
+  if (intents.length > 0 || getPending(ctx.db, ctx.sessionId)) {
     const { handoff } = await import("./handoff.ts");
-    push = await handoff(ctx);
-  } else if (pendingMark(databasePath(ctx.env), ctx.sessionId) === true) {
-    await clearPendingMark(databasePath(ctx.env), ctx.sessionId); // a mark whose row is gone
+    push = await handoff(ctx, intents, unreadable);
+  } else if (pendingMark(path, ctx.sessionId) === true) {
+    if (unreadable.length > 0) {
+      const { recordHookError } = await import("../db/queries/hook-errors.ts");
+      recordHookError(ctx.db, ctx.event, ctx.sessionId, unreadableLine(unreadable), ctx.now());
+    }
+    await clearPendingMark(path, ctx.sessionId); // a mark whose row is gone
   }
   if (ctx.project && isBatonPrompt(prompt.trim()))
     putBaton(ctx.db, { project: ctx.project, session_id: ctx.sessionId, created_at: ctx.now() });

@@ -11,6 +11,7 @@ import { statuslineView } from "../../src/commands/statusline.ts";
 import type { JsonObject } from "../../src/core/jsonl.ts";
 import { installExtras, isOurStatusline, uninstallExtras } from "../../src/core/statusline-settings.ts";
 import { openForWrite } from "../../src/db/open.ts";
+import { runHook } from "../../src/hooks/run.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
 import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -77,6 +78,24 @@ describe("statusline", () => {
     w.close();
     expect(renderStatusline(statuslineView(p, env))).toBe(
       "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
+    );
+  });
+
+  test("a SessionStart not folded in yet (its intent in the pending mark) shows as a pending handoff", async () => {
+    using dir = tempDir();
+    const p = payload("claude-2.1.332-after-first-reply.json");
+    const db = memory(dir.path, "other-session", 2);
+    const env = { THROUGHLINE_DB: db };
+    expect(renderStatusline(statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 0 turns");
+    const start = {
+      session_id: p.session_id,
+      source: "clear",
+      cwd: "/work/alpha",
+      hook_event_name: "SessionStart",
+    };
+    expect((await runHook("session-start", JSON.stringify(start), env)).exitCode).toBe(0);
+    expect(renderStatusline(statuslineView(p, env))).toBe(
+      "ctx 10 / 1M (0%) · mem 0 turns · ⇢ handoff pending",
     );
   });
 

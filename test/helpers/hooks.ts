@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import type { TranscriptBuilder } from "./transcript.ts";
 
@@ -9,7 +10,12 @@ export class HookDriver {
   readonly env: Record<string, string>;
   clock: number;
   readonly dir: string;
-  constructor(dir: string, start = Date.parse("2026-03-01T12:00:00.000Z")) {
+  /** `marksKept`: a writer has opened the database before, so SessionStart only writes its intent. */
+  constructor(
+    dir: string,
+    start = Date.parse("2026-03-01T12:00:00.000Z"),
+    opts: { marksKept?: boolean } = {},
+  ) {
     this.dir = dir;
     this.env = {
       ...(process.env as Record<string, string>),
@@ -17,6 +23,7 @@ export class HookDriver {
       THROUGHLINE_FLUSH_WAIT_MS: "0",
     };
     this.clock = start;
+    if (opts.marksKept) openForWrite(this.dbPath).close();
   }
   get dbPath(): string {
     return this.env.THROUGHLINE_DB!;

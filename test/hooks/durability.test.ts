@@ -2,7 +2,8 @@ import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openForRead } from "../../src/db/open.ts";
+import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { runHook } from "../../src/hooks/run.ts";
 import { REPO, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
@@ -15,9 +16,19 @@ Database.prototype.close = function () { process.kill(process.pid, "SIGKILL"); }
 
 const CLI = join(REPO, "src", "cli.ts");
 
-function killedAfterCommit(dir: string, event: string, payload: object) {
+// Where SessionStart writes only its intent (the pending marks are kept), the write of the mark
+// is its last step: the process dies as soon as that write returns.
+const KILL_AFTER_MARK = `const write = Bun.write;
+Bun.write = async (...args) => {
+  const n = await write(...args);
+  if (String(args[0]).includes("-pending/")) process.kill(process.pid, "SIGKILL");
+  return n;
+};
+`;
+
+function killedAfterCommit(dir: string, event: string, payload: object, code = KILL_ON_CLOSE) {
   const preload = join(dir, "kill-on-close.ts");
-  writeFileSync(preload, KILL_ON_CLOSE);
+  writeFileSync(preload, code);
   const r = Bun.spawnSync(["bun", "--preload", preload, CLI, "hook", event], {
     env: {
       ...process.env,
@@ -104,5 +115,25 @@ describe("a hook process killed (SIGKILL) right after its handler returned", () 
       db.query("SELECT session_id, source FROM pending_handoffs").all(),
     );
     expect(pending).toEqual([{ session_id: sid, source: "startup" }]);
+  });
+
+  test("session-start with the marks kept: the intent it wrote is claimed by the first prompt", async () => {
+    using dir = tempDir("tl-durable-");
+    const db = join(dir.path, "tl.db");
+    openForWrite(db).close(); // a writer opened it before: SessionStart writes only its intent
+    const sid = "dddddddd-0000-4000-8000-000000000004";
+    const payload = {
+      session_id: sid,
+      cwd: "/home/dev/durable",
+      hook_event_name: "SessionStart",
+      source: "startup",
+    };
+    const r = killedAfterCommit(dir.path, "session-start", payload, KILL_AFTER_MARK);
+    expect(r.signal).toBe("SIGKILL");
+    const env = { THROUGHLINE_DB: db, THROUGHLINE_HOME: join(dir.path, "home"), HOME: dir.path };
+    const prompt = { ...payload, hook_event_name: "UserPromptSubmit", prompt: "hello" };
+    expect((await runHook("user-prompt-submit", JSON.stringify(prompt), env)).exitCode).toBe(0);
+    const handed = readBack(dir.path, (d) => d.query("SELECT session_id, path FROM handoffs").all());
+    expect(handed).toEqual([{ session_id: sid, path: "none" }]);
   });
 });

@@ -26,7 +26,9 @@ const FORBIDDEN = [
 // (shared helpers, files, git, tests, bash, tasks, PostToolUse payloads): +7 for every event
 // that extracts activity (the ingesting ones and post-tool-use), the same code in more files.
 const BUDGET: Record<string, number> = {
-  "session-start": 17,
+  // SessionStart writes its intent into the pending mark; the claim (src/hooks/claim.ts) and the
+  // database load only where the marks are not kept yet: 17 → 10.
+  "session-start": 10,
   // +1 each: the pending-handoff marks (src/db/pending-marks.ts), which spare an ordinary
   // prompt the database and SessionEnd nothing (it reaches them through the handoff queries).
   "user-prompt-submit": 13,

@@ -113,6 +113,17 @@ export function getPending(db: Database, sessionId: string): PendingRow | null {
     .get({ id: sessionId });
 }
 
+/** Whether a handoff was recorded for the session at or after `since` (its intent is spent). */
+export function handedOverSince(db: Database, sessionId: string, since: number): boolean {
+  return (
+    db
+      .query<{ n: number }, { id: string; since: number }>(
+        "SELECT count(*) AS n FROM handoffs WHERE session_id = $id AND created_at >= $since",
+      )
+      .get({ id: sessionId, since })!.n > 0
+  );
+}
+
 export function deletePending(db: Database, sessionId: string): void {
   db.query("DELETE FROM pending_handoffs WHERE session_id = $id").run({ id: sessionId });
 }
@@ -126,13 +137,13 @@ export function predecessorCandidates(
   db: Database,
   project: string,
   self: string,
-): { id: string; transcript_path: string | null; created_at: number }[] {
+): { id: string; transcript_path: string | null; created_at: number; updated_at: number }[] {
   return db
     .query<
-      { id: string; transcript_path: string | null; created_at: number },
+      { id: string; transcript_path: string | null; created_at: number; updated_at: number },
       { project: string; self: string }
     >(
-      `SELECT id, transcript_path, created_at FROM sessions
+      `SELECT id, transcript_path, created_at, updated_at FROM sessions
        WHERE project = $project AND id != $self AND merged_into IS NULL
        ORDER BY updated_at DESC LIMIT 20`,
     )

@@ -1,0 +1,41 @@
+/**
+ * What a SessionStart(clear/startup) claims (docs/hooks.md, "Which session a /clear continues"):
+ * the session row and its `pending_handoffs` row, with the predecessor chosen as of the
+ * session's birth. Run under the write lock, either by SessionStart itself (when the pending
+ * marks are not kept yet) or by the first prompt that folds the intent SessionStart left in the
+ * session's mark; intents are folded in the order their sessions were born, so two windows
+ * clearing at once claim what they would have claimed at their own SessionStart.
+ */
+import type { Database } from "bun:sqlite";
+import type { Env } from "../core/paths.ts";
+import type { StartIntent } from "../db/pending-marks.ts";
+import { insertPending } from "../db/queries/handoff.ts";
+import { getSession, upsertSession } from "../db/queries/sessions.ts";
+import { choosePredecessor } from "./predecessor.ts";
+
+export function claimStart(db: Database, start: StartIntent, project: string | null, env: Env): void {
+  const { session_id: id, source, client, prompt_id: promptId, created_at: now } = start;
+  upsertSession(db, { id, project, transcriptPath: start.transcript_path, createdAt: now, updatedAt: now });
+  let choice = null;
+  if (env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || source === "startup")) {
+    const bornAt = getSession(db, id)?.created_at ?? now;
+    choice = choosePredecessor(
+      db,
+      { sessionId: id, bornAt, client, promptId, project },
+      { newestFallback: source === "clear" },
+    );
+    // Some clients report a /clear as `startup`: only a link from the same client counts then.
+    if (source !== "clear" && choice?.chosenBy !== "link") choice = null;
+  }
+  insertPending(db, {
+    session_id: id,
+    project,
+    source,
+    predecessor: choice?.predecessor ?? null,
+    created_at: now,
+    client,
+    prompt_id: promptId,
+    chosen_by: choice?.chosenBy ?? null,
+    evidence: choice?.evidence ?? null,
+  });
+}

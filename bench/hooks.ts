@@ -115,19 +115,28 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     },
   );
 
-  // SessionStart: every new session and every /clear pays it before the first prompt.
+  // SessionStart: every new session and every /clear pays it before the first prompt. Claude Code
+  // 2.1.332 names its own process in CLAUDE_PID (docs/hooks.md), as here; 2.1.197 did not, and
+  // the hook walks /proc instead: the second row (no goal), which finds no `claude` above the
+  // bench and so walks the longest way.
   let ss = 0;
+  const startPayload = () =>
+    JSON.stringify({
+      session_id: `bench-start-${++ss}`,
+      transcript_path: join(WORK, `bench-start-${ss}.jsonl`),
+      cwd: PROJECT,
+      hook_event_name: "SessionStart",
+      source: "startup",
+    });
   out["hook session-start"] = measure(opts.runs, () => [opts.bin, "hook", "session-start"], {
-    env,
-    stdin: () =>
-      JSON.stringify({
-        session_id: `bench-start-${++ss}`,
-        transcript_path: join(WORK, `bench-start-${ss}.jsonl`),
-        cwd: PROJECT,
-        hook_event_name: "SessionStart",
-        source: "startup",
-      }),
+    env: { ...env, CLAUDE_PID: String(process.pid) },
+    stdin: startPayload,
   });
+  out["hook session-start (no CLAUDE_PID: /proc walk)"] = measure(
+    opts.runs,
+    () => [opts.bin, "hook", "session-start"],
+    { env, stdin: startPayload },
+  );
 
   // UserPromptSubmit that hands over a 1,000-turn chain: merge + render + print.
   const chainId = "bench-chain-1000";

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { commands } from "../src/commands/index.ts";
+import { shellQuote } from "../src/core/invocation.ts";
 import { VERSION } from "../src/version.ts";
 import { REPO, runCli, tempDir } from "./helpers/db.ts";
 
@@ -17,6 +18,20 @@ describe("CLI shell", () => {
     expect(r.exitCode).toBe(0);
     for (const name of Object.keys(commands)) expect(r.stdout).toContain(name);
     expect(r.stdout).not.toContain("\u001b["); // no colour when stdout is not a TTY
+  });
+
+  test("colour follows stdout alone: a terminal gets it; a pipe does not, even with stderr on the terminal", () => {
+    // `script` (util-linux) runs the command on a pseudo-terminal.
+    const cli = `${shellQuote(process.execPath)} ${shellQuote(join(REPO, "src", "cli.ts"))} --help`;
+    const env = { ...process.env } as Record<string, string>;
+    delete env.NO_COLOR;
+    delete env.FORCE_COLOR;
+    const onTty = (cmd: string) =>
+      Bun.spawnSync(["script", "-qc", cmd, "/dev/null"], { env }).stdout.toString();
+    expect(onTty(cli)).toContain("\u001b[");
+    const piped = onTty(`${cli} | cat`);
+    expect(piped).toContain("USAGE");
+    expect(piped).not.toContain("\u001b[");
   });
 
   for (const name of Object.keys(commands))

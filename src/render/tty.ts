@@ -14,8 +14,20 @@ export function isTerminal(fd: 1 | 2): boolean {
 
 let stdoutTty: boolean | undefined;
 
-/** Looks at stdout once, without node:fs; src/cli.ts calls it before any command runs. */
+/**
+ * Looks at stdout once, without node:fs; src/cli.ts calls it before any command runs. Bun works
+ * out at startup whether stdout or stderr is a terminal (`Bun.enableANSIColors`, also off under
+ * NO_COLOR, on under FORCE_COLOR): with neither variable set, false means stdout is no terminal,
+ * which is every pull the model runs, answered without the ~1 ms of a stat.
+ */
 export async function detectStdoutTty(): Promise<boolean> {
+  if (
+    stdoutTty === undefined &&
+    !Bun.enableANSIColors &&
+    process.env.NO_COLOR === undefined &&
+    process.env.FORCE_COLOR === undefined
+  )
+    stdoutTty = false;
   if (stdoutTty === undefined) {
     try {
       stdoutTty = (await Bun.stdout.stat()).isCharacterDevice();

@@ -1,5 +1,6 @@
-import { type CommandDef, renderUsage, runCommand } from "citty";
+import type { CommandContext, CommandDef } from "citty";
 import { commands } from "./commands/index.ts";
+import { type ArgDefinitions, ArgsError, parseCommandArgs } from "./core/argv.ts";
 import { errorLine, ThroughlineError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -33,10 +34,71 @@ async function resolveForHelp(argv: string[]): Promise<[AnyCommand, AnyCommand |
 }
 
 async function printUsage(argv: string[], toStderr: boolean): Promise<void> {
+  const { renderUsage } = await import("citty");
   const [cmd, parent] = await resolveForHelp(argv);
   const text = `${await renderUsage(cmd, parent)}\n`;
   if (toStderr) console.error(text);
   else console.log(text);
+}
+
+const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
+  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+
+/** Where the sub-command name sits: past flags, and past the value of a string flag. */
+function subCommandIndex(rawArgs: string[], defs: ArgDefinitions): number {
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") return -1;
+    if (!arg.startsWith("-")) return i;
+    const name = arg.replace(/^-{1,2}/, "");
+    if (
+      !arg.includes("=") &&
+      Object.entries(defs).some(
+        ([key, d]) =>
+          (d.type === "string" || d.type === "enum") && (key === name || toList(d.alias).includes(name)),
+      )
+    )
+      i++;
+  }
+  return -1;
+}
+
+const toList = (v: string | readonly string[] | undefined): readonly string[] =>
+  v === undefined ? [] : typeof v === "string" ? [v] : v;
+
+/**
+ * citty's runCommand, with the arguments parsed by core/argv.ts instead of `node:util`
+ * (docs/benchmarks.md): setup, the sub-command named in argv, run, cleanup.
+ */
+async function runCommand(cmd: AnyCommand, rawArgs: string[]): Promise<void> {
+  const defs = (await resolve(cmd.args ?? {})) as ArgDefinitions;
+  const args = parseCommandArgs(rawArgs, defs) as CommandContext["args"];
+  const context: CommandContext = { rawArgs, args, cmd, data: undefined };
+  let runError: unknown;
+  try {
+    await cmd.setup?.(context);
+    const subs = (await resolve(cmd.subCommands)) as
+      | Record<string, AnyCommand | (() => Promise<AnyCommand>)>
+      | undefined;
+    if (subs && Object.keys(subs).length > 0) {
+      const at = subCommandIndex(rawArgs, defs);
+      const name = rawArgs[at];
+      if (name) {
+        const sub = name in subs ? await resolve(subs[name]!) : undefined;
+        if (!sub) throw new ArgsError(`Unknown command ${name}`, "E_UNKNOWN_COMMAND");
+        await runCommand(sub, rawArgs.slice(at + 1));
+      } else if (!cmd.run) throw new ArgsError("No command specified.", "E_NO_COMMAND");
+    }
+    await cmd.run?.(context);
+  } catch (err) {
+    runError = err;
+  }
+  try {
+    await cmd.cleanup?.(context);
+  } catch (err) {
+    runError ??= err;
+  }
+  if (runError) throw runError;
 }
 
 function isCittyError(err: unknown): err is Error & { code: string } {
@@ -59,7 +121,7 @@ export async function runCli(argv: string[]): Promise<void> {
       process.exitCode = 1;
       return;
     }
-    await runCommand(main, { rawArgs: argv });
+    await runCommand(main, argv);
   } catch (err) {
     if (isCittyError(err)) {
       await printUsage(argv, true);

@@ -7,6 +7,7 @@
 import type { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { formatIso } from "../core/clock.ts";
 import { WINDOW_TURNS } from "../core/context.ts";
 import { type Env, throughlineHome } from "../core/paths.ts";
 import { redact } from "../core/redact.ts";
@@ -182,7 +183,7 @@ export function summaryReport(db: Database, env: Env, now: number): SummaryRepor
     daily_max: max,
     used_today: used,
     ceiling_reached: used !== null && used >= max,
-    day_start: new Date(day).toISOString(),
+    day_start: formatIso(day),
     by_backend: summaryCounts(db, day),
   };
 }

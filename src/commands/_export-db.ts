@@ -7,6 +7,7 @@
 import { closeSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { defineCommand } from "citty";
+import { formatIso } from "../core/clock.ts";
 import {
   type BodyRecord,
   COUNT_KEY,
@@ -81,7 +82,7 @@ export function writeExport(path: string, sink: { write(s: string): void }, now 
         exportLine({
           record: "header",
           schema: EXPORT_SCHEMA,
-          exported_at: new Date(now).toISOString(),
+          exported_at: formatIso(now),
           generator: `throughline ${VERSION}`,
           db_schema_version: schemaVersion(db),
         }),

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { formatIso } from "../core/clock.ts";
 import { type EventDraft, summaryLine } from "../core/events.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { redact } from "../core/redact.ts";
@@ -75,7 +76,7 @@ export default defineCommand({
           session: live,
           type: "decision",
           summary: draft.summary,
-          ts: new Date(now).toISOString(),
+          ts: formatIso(now),
         });
       console.log(`Recorded decision in session ${live}: ${draft.summary}`);
     } finally {

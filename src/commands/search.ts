@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { formatStamp } from "../core/activity-query.ts";
+import { formatIso } from "../core/clock.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import {
@@ -53,7 +54,7 @@ function resolveScope(
 }
 
 function detailCommand(h: SearchHit): string {
-  return commandLine(selfInvocation(), "detail", new Date(h.at).toISOString(), "--session", h.session);
+  return commandLine(selfInvocation(), "detail", formatIso(h.at), "--session", h.session);
 }
 
 /** Every matching row of the scope, ranked best first (the newest SEARCH_CANDIDATES per index). */
@@ -205,8 +206,8 @@ export default defineCommand({
             snippet: snippet(h.text, terms),
             session: h.session,
             turn_key: h.turnNumber === null ? null : `${h.origin}:${h.turnNumber}`,
-            time: new Date(h.ts).toISOString(),
-            detail_time: new Date(h.at).toISOString(),
+            time: formatIso(h.ts),
+            detail_time: formatIso(h.at),
             detail_command: detailCommand(h),
             // Every row of the turn that matched, best first: the result stands for its turn.
             matched,

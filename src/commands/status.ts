@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { defineCommand } from "citty";
 import { summaryLine, summaryReport } from "../capture/summarize.ts";
+import { formatIso } from "../core/clock.ts";
 import { databasePath } from "../core/paths.ts";
 import { type Database, openForRead } from "../db/open.ts";
 import { layerCounts } from "../db/queries/counts.ts";
@@ -26,12 +27,12 @@ function printSession(db: Database, id: string, json: boolean): void {
     live_end: live.id,
     cycle: live.cycle,
     chain,
-    last_handoff: handoff ? { ...handoff, created_at: new Date(handoff.created_at).toISOString() } : null,
+    last_handoff: handoff ? { ...handoff, created_at: formatIso(handoff.created_at) } : null,
     last_injection: injection
       ? {
           ...injection,
           truncated_newest: injection.truncated_newest === 1,
-          created_at: new Date(injection.created_at).toISOString(),
+          created_at: formatIso(injection.created_at),
         }
       : null,
   };

@@ -5,6 +5,8 @@
  * (one `{"ts","seq","type","summary","detail"}` per line, append-only) and `summary.md`.
  * Pure: paths and lines from database rows; the files are written by src/capture/session-index.ts.
  */
+
+import { formatIso } from "./clock.ts";
 import { EVENT_TYPES, type EventType, summaryLine } from "./events.ts";
 import { isObject, type JsonObject } from "./jsonl.ts";
 
@@ -58,7 +60,7 @@ export function indexEvent(r: IndexEventRow): IndexEvent {
     // a damaged detail still keeps its summary
   }
   return {
-    ts: new Date(r.ts).toISOString(),
+    ts: formatIso(r.ts),
     seq: r.seq,
     type: r.type,
     summary: summaryLine(r.summary),

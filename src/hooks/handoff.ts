@@ -1,3 +1,4 @@
+import { formatIso } from "../core/clock.ts";
 import { renderContext } from "../core/context.ts";
 import {
   type ChosenBy,
@@ -153,7 +154,7 @@ function settle(
   let chosenBy: ChosenBy = "none";
   if (decision.path === "baton" && baton) {
     chosenBy = "baton";
-    evidence = `baton stored by ${baton.session_id} at ${new Date(baton.created_at).toISOString()}`;
+    evidence = `baton stored by ${baton.session_id} at ${formatIso(baton.created_at)}`;
   } else if (decision.path === "auto" && link) chosenBy = link.chosenBy;
   else evidence = null;
 

@@ -9,7 +9,7 @@ import {
   formatSpan,
   formatStamp,
 } from "../core/activity-query.ts";
-import { formatClock } from "../core/clock.ts";
+import { formatClock, formatIso } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import type { JsonObject } from "../core/jsonl.ts";
 import { plural } from "../core/text.ts";
@@ -221,7 +221,7 @@ export function renderActivity(v: ActivityView, command = "throughline"): string
 
 function eventJson(e: ActivityEvent): JsonObject {
   return {
-    ts: new Date(e.ts).toISOString(),
+    ts: formatIso(e.ts),
     seq: e.seq,
     type: e.type,
     summary: e.summary,
@@ -232,7 +232,7 @@ function eventJson(e: ActivityEvent): JsonObject {
     ...(e.also
       ? {
           also_in_turn: e.also.map((a) => ({
-            ts: new Date(a.ts).toISOString(),
+            ts: formatIso(a.ts),
             seq: a.seq,
             type: a.type,
             summary: a.summary,
@@ -256,8 +256,8 @@ export function activityJson(v: ActivityView): JsonObject {
     events: v.events.map(eventJson),
     filters: {
       types: q.types,
-      from: q.range ? new Date(q.range.from).toISOString() : null,
-      to: q.range ? new Date(q.range.to).toISOString() : null,
+      from: q.range ? formatIso(q.range.from) : null,
+      to: q.range ? formatIso(q.range.to) : null,
       range: q.range?.label ?? null,
       keywords: q.keywords,
       any_keyword: v.anyKeyword,
@@ -268,8 +268,8 @@ export function activityJson(v: ActivityView): JsonObject {
   const s = v.summary;
   if (s)
     out.summary = {
-      first: s.first === null ? null : new Date(s.first).toISOString(),
-      last: s.last === null ? null : new Date(s.last).toISOString(),
+      first: s.first === null ? null : formatIso(s.first),
+      last: s.last === null ? null : formatIso(s.last),
       counts: s.byType as JsonObject,
       last_phase: s.lastPhase ? eventJson(s.lastPhase) : null,
       open_errors: s.openErrors.map(eventJson),
@@ -277,7 +277,7 @@ export function activityJson(v: ActivityView): JsonObject {
       tests: s.tests.map(eventJson),
       commits: s.commits.map(eventJson),
       decisions: s.decisions.map(eventJson),
-      files: s.files.map((f) => ({ path: f.path, changes: f.n, last: new Date(f.last).toISOString() })),
+      files: s.files.map((f) => ({ path: f.path, changes: f.n, last: formatIso(f.last) })),
     };
   return out;
 }

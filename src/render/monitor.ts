@@ -3,7 +3,7 @@
  * and the `throughline.monitor.v1` JSON. Pure: a view model in, text out; every line is cut
  * to the width, so a redraw never wraps.
  */
-import { formatClock } from "../core/clock.ts";
+import { formatClock, formatIso } from "../core/clock.ts";
 import type { JsonObject } from "../core/jsonl.ts";
 import { formatAge, formatTokens, percentOf, type WindowReason } from "../core/usage.ts";
 import { cutToWidth } from "./ansi.ts";
@@ -103,7 +103,7 @@ export function renderMonitor(v: MonitorView, width: number, c: Colors): string 
 export function monitorJson(v: MonitorView): JsonObject {
   return {
     schema: "throughline.monitor.v1",
-    now: new Date(v.now).toISOString(),
+    now: formatIso(v.now),
     scope: v.scopeLabel,
     idle_minutes: v.idleMinutes,
     idle_hidden: v.idleHidden,
@@ -118,7 +118,7 @@ export function monitorJson(v: MonitorView): JsonObject {
       percent: r.used === null ? null : percentOf(r.used, r.window),
       model: r.model,
       responses: r.responses,
-      last_activity: new Date(r.lastActivity).toISOString(),
+      last_activity: formatIso(r.lastActivity),
       idle_seconds: Math.max(0, Math.floor((v.now - r.lastActivity) / 1000)),
     })),
   };

@@ -1,4 +1,6 @@
 /** Text of `status` and `status --session`: view model in, string out. */
+
+import { formatIso } from "../core/clock.ts";
 import type { LayerCounts } from "../db/queries/counts.ts";
 import type { HandoffRow, InjectionRow } from "../db/queries/handoff.ts";
 import type { RecentSession } from "../db/queries/sessions.ts";
@@ -28,7 +30,7 @@ export function renderStatus(v: StatusView, c: Colors = PLAIN_COLORS): string {
       `\n${c.bold("newest sessions")}`,
       renderTable(
         ["session", "turns", "updated", "project"],
-        v.recent.map((s) => [s.id, s.turns, new Date(s.updated_at).toISOString(), s.project ?? ""]),
+        v.recent.map((s) => [s.id, s.turns, formatIso(s.updated_at), s.project ?? ""]),
       ),
     );
   return lines.join("\n");
@@ -48,7 +50,7 @@ export function renderSessionStatus(v: SessionStatusView): string {
     `session ${v.id}${v.liveEnd !== v.id ? ` (merged; live end ${v.liveEnd})` : ""}`,
     renderTable(
       ["chain (oldest first)", "turns", "created"],
-      v.chain.map((s) => [s.id, s.turns, new Date(s.created_at).toISOString()]),
+      v.chain.map((s) => [s.id, s.turns, formatIso(s.created_at)]),
     ),
     h
       ? `last handoff: ${h.path}${h.predecessor ? ` from ${h.predecessor}` : ""}${h.reason ? ` (${h.reason})` : ""}`

@@ -68,9 +68,12 @@ async function main(): Promise<void> {
     const { runStatusline } = await import("./commands/statusline.ts");
     await runStatusline(argv.includes("--json"));
   } else {
-    // citty decides on colour when it is imported: settle it first, from the real stdout.
-    const { detectStdoutTty } = await import("./render/tty.ts");
-    if (!(await detectStdoutTty()) && process.env.FORCE_COLOR === undefined) process.env.NO_COLOR ??= "1";
+    // citty decides on colour when it is imported: settle it first, from the real stdout (no
+    // need to look when NO_COLOR or FORCE_COLOR already decides).
+    if (process.env.NO_COLOR === undefined && process.env.FORCE_COLOR === undefined) {
+      const { detectStdoutTty } = await import("./render/tty.ts");
+      if (!(await detectStdoutTty())) process.env.NO_COLOR = "1";
+    }
     const { runCli } = await import("./main.ts");
     await runCli(argv);
   }

@@ -142,6 +142,46 @@ export function peekUserVersion(path: string): number {
   }
 }
 
+/**
+ * A WAL a hook leaves behind is read again by every connection that opens the database next
+ * (SQLite rebuilds its index from the log, ~0.5 ms per MiB here), so it is kept only this small.
+ */
+export const KEPT_LOG_MAX_BYTES = 512 << 10;
+
+/**
+ * Close a hook's writer without SQLite's close-time checkpoint (docs/benchmarks.md, "The
+ * close-time checkpoint"). The last connection to close copies the WAL into the database and
+ * fsyncs it (1–7 ms, the largest single cost of a writing hook); a read-only connection that
+ * holds the shared lock while the writer closes keeps the writer from being the last one, and
+ * then closes last itself, which a read-only connection does without checkpointing. The commit
+ * stays in the WAL, as durable as every commit under `synchronous = NORMAL` (it survives the
+ * process, `test/hooks/durability.test.ts`). Once the WAL is past KEPT_LOG_MAX_BYTES the writer
+ * closes as usual: one checkpoint and one fsync for every half MiB that hooks wrote.
+ */
+export function closeKeepingLog(db: Database): void {
+  const path = (db as Database & { filename?: string }).filename;
+  let guard: Database | null = null;
+  if (
+    path &&
+    path !== ":memory:" &&
+    !path.startsWith("file:") &&
+    Bun.file(`${path}-wal`).size <= KEPT_LOG_MAX_BYTES
+  )
+    try {
+      guard = new Database(
+        fileUri(path, "mode=ro"),
+        constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI,
+      );
+      // A read takes the shared lock, which a WAL connection then keeps while it is open.
+      guard.query("PRAGMA user_version").get();
+    } catch {
+      guard?.close();
+      guard = null; // the ordinary close, with its checkpoint
+    }
+  db.close();
+  guard?.close();
+}
+
 function fileUri(path: string, query: string): string {
   const abs = path.startsWith("/") ? path : `${process.cwd()}/${path}`;
   return `file:${abs.split("/").map(encodeURIComponent).join("/")}?${query}`;

@@ -128,8 +128,13 @@ export async function runHook(
     }
     return { exitCode: 1, stdout: "", stderr: `${line}\n` };
   } finally {
-    db?.close();
+    // The commit is in the WAL; the checkpoint is left to a later writer (src/db/open.ts).
+    if (db) closeWriter(db);
   }
+}
+
+function closeWriter(db: Database): void {
+  (require("../db/open.ts") as typeof import("../db/open.ts")).closeKeepingLog(db);
 }
 
 /** bun:sqlite and the schema load only when a hook really opens the database (a prompt often does not). */

@@ -50,6 +50,7 @@ describe("pending-handoff marks", () => {
     expect(pendingMark(h.db, "s-1")).toBe(false);
     // With no mark the database is not read at all: even an unreadable one answers nothing.
     writeFileSync(h.db, "this is not a database");
+    for (const side of ["-wal", "-shm"]) rmSync(h.db + side, { force: true });
     expect(await h.prompt("s-1", "second")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
     // Without the marks' word for it (a session id that is no file name) the database is asked.
     expect((await h.prompt("../s-1", "third")).exitCode).toBe(1);

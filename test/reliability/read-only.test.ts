@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync } from "node:fs";
+import { chmodSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { runHook } from "../../src/hooks/run.ts";
 import { SAMPLE, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, isOneLine, snapshot, unprivileged } from "./harness.ts";
 
@@ -97,6 +98,53 @@ describe("reads never write (docs/architecture.md)", () => {
     } finally {
       chmodSync(dir.path, 0o700);
       chmodSync(path, 0o600);
+    }
+  }, 60_000);
+
+  test("after a hook left its commit in the WAL, a reader that cannot write sees it and creates nothing", async () => {
+    const how = unprivileged();
+    if (how === null) {
+      console.warn("skipped: no way to run a reader that cannot write here (root without setpriv)");
+      return;
+    }
+    using dir = tempDir("tl-ro-kept-");
+    const path = fill(dir.path);
+    const edit = {
+      session_id: SESSION,
+      cwd: "/home/dev/todo-api",
+      hook_event_name: "PostToolUse",
+      tool_name: "Edit",
+      tool_input: {
+        file_path: "/home/dev/todo-api/src/kept-in-the-log.ts",
+        old_string: "a",
+        new_string: "b",
+      },
+      tool_response: { filePath: "/home/dev/todo-api/src/kept-in-the-log.ts", structuredPatch: [] },
+      tool_use_id: "toolu_kept_in_the_log",
+    };
+    const out = await runHook("post-tool-use", JSON.stringify(edit), {
+      THROUGHLINE_DB: path,
+      HOME: dir.path,
+    });
+    expect(out.exitCode).toBe(0);
+    // The hook's commit is only in the WAL (src/db/open.ts, closeKeepingLog).
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) chmodSync(f, 0o444);
+    chmodSync(dir.path, 0o555);
+    try {
+      const before = snapshot(dir.path);
+      for (const r of runReads(path, how.prefix))
+        expect({ args: r.args, ok: r.ok }).toEqual({ args: r.args, ok: true });
+      const r = Bun.spawnSync(
+        [...how.prefix, "bun", CLI, "recall", "edits", "--project", "/home/dev/todo-api", "--db", path],
+        { env: childEnv({ HOME: "/tmp", THROUGHLINE_HOME: join(path, "..", "no-home") }), cwd: "/tmp" },
+      );
+      expect({ exitCode: r.exitCode, stderr: r.stderr.toString() }).toEqual({ exitCode: 0, stderr: "" });
+      expect(r.stdout.toString()).toContain("kept-in-the-log.ts");
+      expect(snapshot(dir.path)).toEqual(before);
+    } finally {
+      chmodSync(dir.path, 0o700);
+      for (const f of [path, `${path}-wal`, `${path}-shm`]) chmodSync(f, 0o600);
     }
   }, 60_000);
 

@@ -134,12 +134,9 @@ export function missingDatabase(path: string): ThroughlineError {
 
 /** Schema version of an existing file, read without opening it for writing. */
 export function peekUserVersion(path: string): number {
-  const db = openReadOnly(path);
-  try {
-    return userVersion(db);
-  } finally {
-    db.close();
-  }
+  const { db, version } = openReadOnly(path);
+  db.close();
+  return version;
 }
 
 /**
@@ -217,7 +214,7 @@ function prefixedStatement<T extends object>(stmt: T): T {
  * with numeric open flags, and those cannot ask for `strict` (named parameters bound without
  * their `$`), which every query here is written for: the binding methods add the prefix.
  */
-function connect(path: string, query: string): Database {
+function connect(path: string, query: string): { db: Database; version: number } {
   const db = new Database(fileUri(path, query), constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
   try {
     const query0 = db.query.bind(db);
@@ -229,8 +226,7 @@ function connect(path: string, query: string): Database {
     db.run = ((sql: string, ...params: unknown[]) =>
       run0(sql, ...(params.map(withPrefixes) as []))) as typeof db.run;
     // SQLite opens files lazily: read now, so a file it cannot use fails here, not mid-command.
-    userVersion(db);
-    return db;
+    return { db, version: userVersion(db) };
   } catch (err) {
     db.close();
     throw err;
@@ -247,11 +243,11 @@ function connect(path: string, query: string): Database {
  * ever damaged, and a rerun sees the new state. With frames in the `-wal`, a writer may be live:
  * `mode=ro` reads through the shared-memory index (read-only if it must) and sees its commits.
  */
-function openReadOnly(path: string): Database {
+function openReadOnly(path: string): { db: Database; version: number; immutable: boolean } {
   // `Bun.file` answers without loading node:fs: 0 is "no log" and "an empty log" alike.
-  const walFrames = Bun.file(`${path}-wal`).size > 0;
+  const immutable = !(Bun.file(`${path}-wal`).size > 0);
   try {
-    return connect(path, walFrames ? "mode=ro" : "immutable=1");
+    return { ...connect(path, immutable ? "immutable=1" : "mode=ro"), immutable };
   } catch (err) {
     throw new ThroughlineError("E_OPEN", `cannot open ${path} read-only: ${(err as Error).message}`, {
       cause: err,
@@ -262,9 +258,9 @@ function openReadOnly(path: string): Database {
 /** Read-only connection; a missing file is a clear error and is never created. */
 export function openForRead(path: string): Database {
   if (fileSize(path) === null) throw missingDatabase(path);
-  const db = openReadOnly(path);
-  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  const v = userVersion(db);
+  const { db, version: v, immutable } = openReadOnly(path);
+  // An immutable file takes no locks: nothing to wait for.
+  if (!immutable) db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (v > SCHEMA_VERSION) {
     db.close();
     throw futureSchema(path, v);

@@ -126,10 +126,14 @@ export function parseCommandArgs(rawArgs: string[], defs: ArgDefinitions): Parse
       related.set(target, [...(related.get(target) ?? []), key]);
       related.set(key, [...(related.get(key) ?? []), target]);
     }
-  const typeOf = (name: string) =>
-    booleans.has(name) || (related.get(name) ?? []).some((a) => booleans.has(a)) ? "boolean" : "string";
+  // A name without aliases is its own type: the interpreter of a cold process pays for every call.
+  const typeOf = (name: string) => {
+    if (booleans.has(name)) return "boolean";
+    const rel = related.get(name);
+    return rel?.some((a) => booleans.has(a)) ? "boolean" : "string";
+  };
   const isString = (name: string) =>
-    strings.has(name) || (related.get(name) ?? []).some((a) => strings.has(a));
+    strings.has(name) || (related.get(name)?.some((a) => strings.has(a)) ?? false);
   const options: Record<string, OptionSpec> = {};
   for (const name of [
     ...booleans,

@@ -116,6 +116,15 @@ export function termTrigrams(term: string): string[] {
   return [...new Set(out)];
 }
 
+/**
+ * An FTS5 query that every row holding `word` matches (its covering trigrams, AND), or null
+ * when `word` is too short for the trigram index.
+ */
+export function trigramQuery(word: string): string | null {
+  if ([...word].length < TRIGRAM_MIN) return null;
+  return termTrigrams(word).map(ftsToken).join(" AND ");
+}
+
 /** SQLite's lower(): ASCII letters only, so a term and `lower(text)` fold alike. */
 export function asciiLower(s: string): string {
   return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());

@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { EventDraft, EventType } from "../../core/events.ts";
-import { bm25Scores } from "../../core/search.ts";
+import { bm25Scores, trigramQuery } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
 import { chainKeyOf, liveOfKey, resolveLive } from "./sessions.ts";
 
@@ -136,6 +136,18 @@ interface Built {
   params: Record<string, string | number>;
 }
 
+/**
+ * The index holds each event's type at the start of its text, so a type filter can narrow the
+ * match itself: `recall errors auth` then walks the events that hold both "error" and "auth"
+ * instead of every "auth" event, and `e.type` still decides (docs/activity.md).
+ */
+function withTypes(match: string, types: readonly EventType[] | null): string {
+  if (!types || types.length === 0) return match;
+  const queries = types.map(trigramQuery);
+  if (queries.some((q) => q === null)) return match;
+  return `(${queries.map((q) => `(${q})`).join(" OR ")}) AND (${match})`;
+}
+
 /** WHERE clause from fixed fragments; every value is bound. */
 function build(f: EventFilter): Built {
   const parts: string[] = [];
@@ -165,7 +177,9 @@ function build(f: EventFilter): Built {
     // by rowid, instead of testing every event of a large scope against the match list.
     from = "events_fts CROSS JOIN events e ON e.id = events_fts.rowid";
     parts.unshift("events_fts MATCH $match");
-    params.match = f.match;
+    // Within a chain's id range the index walks few rows anyway, and a common type's doclists
+    // would cost more than they save (measured): only a wider scope is narrowed by the type.
+    params.match = f.ids ? f.match : withTypes(f.match, f.types);
     if (f.ids) {
       parts.splice(1, 0, "events_fts.rowid BETWEEN $lo AND $hi");
       params.lo = f.ids.lo;

@@ -1,0 +1,49 @@
+/**
+ * A type word narrows the index match itself outside a chain (src/db/queries/events.ts,
+ * withTypes): the events found are exactly those a plain filter over every event finds,
+ * whatever words their text holds.
+ */
+import { describe, expect, test } from "bun:test";
+import type { EventType } from "../../src/core/events.ts";
+import { textMatch } from "../../src/core/search.ts";
+import { countEvents, insertEvents, listEvents } from "../../src/db/queries/events.ts";
+import { tempDb } from "../helpers/db.ts";
+
+const WORDS = ["auth", "token", "error", "commit", "file_edit", "login", "cache"];
+const TYPES: EventType[] = ["error", "file_edit", "git_commit", "test_run", "decision"];
+
+describe("type words in keyword queries", () => {
+  test("project and all scopes: the same events as a filter over every event", () => {
+    using t = tempDb();
+    let seed = 3;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const drafts = Array.from({ length: 600 }, (_, i) => ({
+      type: TYPES[next(TYPES.length)]!,
+      ts: 1_700_000_000_000 + i,
+      // Texts that mention other types' words too ("error" in a commit, "file_edit" in an error).
+      summary: Array.from({ length: 3 }, () => WORDS[next(WORDS.length)]).join(" "),
+      detail: { note: WORDS[next(WORDS.length)]! },
+      toolName: null,
+      toolUseId: `toolu_f_${i}`,
+    }));
+    insertEvents(t.db, { sessionId: "s-1", originSessionId: "s-1", project: "/p", turnNumber: 1 }, drafts);
+    for (const scope of [{ kind: "project", project: "/p" } as const, { kind: "all" } as const])
+      for (const types of [["error"], ["git_commit", "file_edit"], ["decision"]] as EventType[][])
+        for (const word of ["auth", "error", "file_edit", "cache"]) {
+          const filter = { scope, types, from: null, to: null, ...textMatch([word]) };
+          const expected = drafts
+            .filter(
+              (d) =>
+                types.includes(d.type) &&
+                `${d.type} ${d.summary}\n${JSON.stringify(d.detail)}`.includes(word),
+            )
+            .map((d) => d.toolUseId)
+            .reverse();
+          expect(countEvents(t.db, filter)).toBe(expected.length);
+          expect(listEvents(t.db, filter, 1000).map((r) => r.tool_use_id)).toEqual(expected);
+        }
+  });
+});

@@ -11,7 +11,7 @@ import { assemble } from "../core/assemble.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
 import { splitLines } from "../core/jsonl.ts";
 import type { DetailDraft, ToolCall } from "../core/model.ts";
-import { redact, redactNullable } from "../core/redact.ts";
+import { redact, redactNullable, withHintBatch } from "../core/redact.ts";
 import { assembleSubagent } from "../core/subagent.ts";
 import { projectOf } from "../db/project.ts";
 import {
@@ -289,7 +289,14 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
   for (let i = res.turns.length - 1; i >= 0 && newestFinalText === null; i--)
     newestFinalText = res.turns[i]!.finalText;
 
-  return {
+  // The redactor looks for its hints once over everything this run stores (core/redact.ts).
+  const texts: (string | null | undefined)[] = [res.title];
+  for (const d of start === 0 ? res.preamble : []) texts.push(d.input, d.output);
+  for (const t of res.turns) {
+    texts.push(t.prompt, t.assistant, t.finalText);
+    for (const d of t.details) texts.push(d.input, d.output);
+  }
+  return withHintBatch(texts, () => ({
     observed,
     identity,
     start,
@@ -325,7 +332,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
     })),
     skipped,
     newestFinalText,
-  };
+  }));
 }
 
 function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): IngestResult {

@@ -455,10 +455,44 @@ function buildHintScan(): { re: RegExp; rules: Map<string, number[]> } {
   return { re, rules: hintRules };
 }
 
+/**
+ * Hints found once for a batch of strings: an ingest redacts a turn as dozens of strings, and
+ * one `includes` per hint per string costs more in calls than in bytes (~2 ms of a Stop,
+ * docs/benchmarks.md). Inside `withHintBatch`, a string of the batch is checked only for the
+ * hints of the rules the whole batch may match: a hint a string holds, the batch holds too.
+ */
+let batch: { texts: Set<string>; due: Uint8Array | null } | null = null;
+/** Past this many characters a batch is not joined (replay, import): the regex scan serves. */
+const BATCH_MAX = 1 << 20;
+
+export function withHintBatch<T>(texts: readonly (string | null | undefined)[], fn: () => T): T {
+  if (batch !== null) return fn();
+  const list = texts.filter((t): t is string => typeof t === "string" && t.length >= MIN_LENGTH);
+  let total = 0;
+  for (const t of list) total += t.length + 1;
+  if (list.length < 2 || total > BATCH_MAX) return fn();
+  const joined = list.join("\n");
+  batch = { texts: new Set(list), due: dueRules(joined, chooseScan(joined)) };
+  try {
+    return fn();
+  } finally {
+    batch = null;
+  }
+}
+
 /** Which rules may match `text` (each names a hint `text` contains), or null for none. */
 function dueRules(text: string, byIncludes: boolean): Uint8Array | null {
   const due = new Uint8Array(rules.length);
   let any = false;
+  if (batch !== null && batch.texts.has(text)) {
+    if (batch.due === null) return null;
+    for (let i = 0; i < rules.length; i++)
+      if (batch.due[i] === 1 && rules[i]!.hints.some((h) => text.includes(h))) {
+        due[i] = 1;
+        any = true;
+      }
+    return any ? due : null;
+  }
   if (byIncludes) {
     for (const [h, ids] of own)
       if (text.includes(h)) {
@@ -495,7 +529,7 @@ const MIN_LENGTH = 12;
 
 function apply(text: string, onHit?: (kind: string, value: string) => void): string {
   if (text.length < MIN_LENGTH) return text;
-  const due = dueRules(text, chooseScan(text));
+  const due = dueRules(text, batch !== null && batch.texts.has(text) ? true : chooseScan(text));
   if (due === null) return text;
   let out = text;
   for (let i = 0; i < rules.length; i++) {

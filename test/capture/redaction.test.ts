@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { summarizeNext } from "../../src/capture/summarize.ts";
-import { hintScansAgree, REDACTION_KINDS, redact } from "../../src/core/redact.ts";
+import { hintScansAgree, REDACTION_KINDS, redact, withHintBatch } from "../../src/core/redact.ts";
 import { FIXTURES, REPO, tempDb } from "../helpers/db.ts";
 import { SECRET_SHAPES, SECRETS } from "../helpers/secrets.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -173,6 +173,23 @@ describe("redaction", () => {
     texts.push("plain words, no secret at all, in a sentence long enough to be scanned");
     expect(texts.filter((t) => !hintScansAgree(t))).toEqual([]);
     expect(texts.length).toBeGreaterThan(REDACTION_KINDS.length);
+  });
+
+  test("redacting a batch (an ingest's strings, hints found once) gives what each string gives alone", () => {
+    const secrets = Object.values(SECRET_SHAPES).map(({ text }) => text);
+    const texts = [
+      ...secrets.map((t, i) => (i % 2 === 0 ? `log line ${t} done` : t)),
+      "plain words, no secret at all, in a sentence long enough to be scanned",
+      "a key-value store in the us-east-1 region; TASK_SKIPPED",
+    ];
+    const alone = texts.map(redact);
+    expect(withHintBatch(texts, () => texts.map(redact))).toEqual(alone);
+    // A string outside the batch is scanned as usual; one secret among plain strings still goes.
+    const few = [texts[0]!, texts.at(-1)!, texts.at(-2)!];
+    expect(withHintBatch(few, () => [...few, texts[1]!].map(redact))).toEqual(
+      [...few, texts[1]!].map(redact),
+    );
+    expect(alone.filter((t, i) => t !== texts[i]).length).toBe(secrets.length);
   });
 
   test("a long base64 image body is not mistaken for a token", () => {

@@ -484,10 +484,11 @@ export function withHintBatch<T>(texts: readonly (string | null | undefined)[], 
 function dueRules(text: string, byIncludes: boolean): Uint8Array | null {
   const due = new Uint8Array(rules.length);
   let any = false;
-  if (batch !== null && batch.texts.has(text)) {
-    if (batch.due === null) return null;
+  if (batch?.texts.has(text)) {
+    const batchDue = batch.due;
+    if (batchDue === null) return null;
     for (let i = 0; i < rules.length; i++)
-      if (batch.due[i] === 1 && rules[i]!.hints.some((h) => text.includes(h))) {
+      if (batchDue[i] === 1 && rules[i]!.hints.some((h) => text.includes(h))) {
         due[i] = 1;
         any = true;
       }
@@ -529,7 +530,8 @@ const MIN_LENGTH = 12;
 
 function apply(text: string, onHit?: (kind: string, value: string) => void): string {
   if (text.length < MIN_LENGTH) return text;
-  const due = dueRules(text, batch !== null && batch.texts.has(text) ? true : chooseScan(text));
+  // A string of the batch is checked for the batch's rules only (dueRules): no scan to choose.
+  const due = dueRules(text, batch?.texts.has(text) ? true : chooseScan(text));
   if (due === null) return text;
   let out = text;
   for (let i = 0; i < rules.length; i++) {

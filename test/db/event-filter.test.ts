@@ -1,12 +1,20 @@
 /**
- * A type word narrows the index match itself outside a chain (src/db/queries/events.ts,
- * withTypes): the events found are exactly those a plain filter over every event finds,
- * whatever words their text holds.
+ * How a keyword query reads the events (src/db/queries/events.ts): outside a chain a type word
+ * narrows the index match itself (withTypes); inside a chain spanning few ids a typed query
+ * scans the chain instead of the index. Either way the events found are exactly those a plain
+ * filter over every event finds, whatever words their text holds.
  */
 import { describe, expect, test } from "bun:test";
 import type { EventType } from "../../src/core/events.ts";
 import { textMatch } from "../../src/core/search.ts";
-import { countEvents, insertEvents, listEvents } from "../../src/db/queries/events.ts";
+import {
+  countEvents,
+  DIRECT_SCAN_SPAN,
+  insertEvents,
+  listEvents,
+  rankEvents,
+  scopeIds,
+} from "../../src/db/queries/events.ts";
 import { tempDb } from "../helpers/db.ts";
 
 const WORDS = ["auth", "token", "error", "commit", "file_edit", "login", "cache"];
@@ -46,4 +54,58 @@ describe("type words in keyword queries", () => {
           expect(listEvents(t.db, filter, 1000).map((r) => r.tool_use_id)).toEqual(expected);
         }
   });
+
+  test("chains: scanned when they span few ids, looked up in the index when they span many, the same events", () => {
+    using t = tempDb();
+    let seed = 11;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    let n = 0;
+    const draft = () => ({
+      type: TYPES[next(TYPES.length)]!,
+      ts: 1_700_000_000_000 + n,
+      summary: Array.from({ length: 3 }, () => WORDS[next(WORDS.length)]).join(" "),
+      detail: { note: WORDS[next(WORDS.length)]! },
+      toolName: null,
+      toolUseId: `toolu_c_${n++}`,
+    });
+    const put = (chain: string, count: number) => {
+      const drafts = Array.from({ length: count }, draft);
+      insertEvents(t.db, { sessionId: chain, originSessionId: chain, project: "/p", turnNumber: 1 }, drafts);
+      return drafts;
+    };
+    // "wide" has events on both sides of many others: its ids span more than DIRECT_SCAN_SPAN.
+    const { wide, narrow } = t.db.transaction(() => {
+      const first = put("wide", 200);
+      put("filler", DIRECT_SCAN_SPAN + 100);
+      return { wide: [...first, ...put("wide", 200)], narrow: put("narrow", 300) };
+    })();
+    for (const [live, drafts] of [
+      ["wide", wide],
+      ["narrow", narrow],
+    ] as const) {
+      const scope = { kind: "chain", live } as const;
+      const ids = scopeIds(t.db, scope);
+      expect(ids !== null && ids.hi - ids.lo >= DIRECT_SCAN_SPAN).toBe(live === "wide");
+      for (const types of [["error"], ["git_commit", "file_edit"], null] as (EventType[] | null)[])
+        for (const word of ["auth", "error", "cache"]) {
+          const filter = { scope, ids, types, from: null, to: null, ...textMatch([word]) };
+          const expected = drafts
+            .filter(
+              (d) =>
+                (types === null || types.includes(d.type)) &&
+                `${d.type} ${d.summary}\n${JSON.stringify(d.detail)}`.includes(word),
+            )
+            .map((d) => d.toolUseId)
+            .reverse();
+          expect(countEvents(t.db, filter)).toBe(expected.length);
+          expect(listEvents(t.db, filter, 1000).map((r) => r.tool_use_id)).toEqual(expected);
+          expect(new Set(rankEvents(t.db, filter, [word], 1000).map((r) => r.tool_use_id))).toEqual(
+            new Set(expected),
+          );
+        }
+    }
+  }, 60_000);
 });

@@ -132,6 +132,8 @@ export interface EventFilter {
 interface Built {
   /** `events e`, or the FTS index driving the join when there is a keyword match. */
   from: string;
+  /** Whether the FTS index drives (its rowid order is then the cheap one). */
+  fts: boolean;
   where: string;
   params: Record<string, string | number>;
 }
@@ -172,7 +174,13 @@ function build(f: EventFilter): Built {
     params.to = f.to;
   }
   let from = "events e";
-  if (f.match !== null) {
+  // With a type word, a chain whose events span few ids is read through its own index faster
+  // than the trigram index walks its doclists, which grow with the whole database
+  // (docs/activity.md): the type and substring tests decide alone, as they make an index match
+  // exact anyway. Without one, the index's newest-first walk stops early and wins.
+  const typed = f.types !== null && f.types.length > 0;
+  const fts = f.match !== null && !(typed && f.ids && f.ids.hi - f.ids.lo < DIRECT_SCAN_SPAN);
+  if (fts && f.match !== null) {
     // The index drives: its matches (within the scope's id range when known) are looked up
     // by rowid, instead of testing every event of a large scope against the match list.
     from = "events_fts CROSS JOIN events e ON e.id = events_fts.rowid";
@@ -193,8 +201,11 @@ function build(f: EventFilter): Built {
     return `instr(lower(e.type || ' ' || e.summary || char(10) || e.detail), $sub${i}) > 0`;
   });
   if (tests.length > 0) parts.push(f.anySubstring ? `(${tests.join(" OR ")})` : tests.join(" AND "));
-  return { from, where: parts.join(" AND "), params };
+  return { from, fts, where: parts.join(" AND "), params };
 }
+
+/** Below this span of event ids a chain is scanned, not looked up in the trigram index. */
+export const DIRECT_SCAN_SPAN = 20_000;
 
 /** Counting stops here: the exact total of a very common word is not worth a scan of the index. */
 export const COUNT_CAP = 1000;
@@ -234,7 +245,7 @@ export function rankEvents(
 ): EventRow[] {
   const b = build(f);
   // Candidates in the index's own order (newest rows last inserted), which costs no sort.
-  const order = f.match !== null ? "events_fts.rowid DESC" : "e.ts DESC, e.seq DESC";
+  const order = b.fts ? "events_fts.rowid DESC" : f.match !== null ? "e.id DESC" : "e.ts DESC, e.seq DESC";
   const rows = db
     .query<EventRow, Record<string, string | number>>(
       `SELECT e.* FROM ${b.from} WHERE ${b.where} ORDER BY ${order} LIMIT $limit`,

@@ -20,23 +20,33 @@ import { tempDb } from "../helpers/db.ts";
 const WORDS = ["auth", "token", "error", "commit", "file_edit", "login", "cache"];
 const TYPES: EventType[] = ["error", "file_edit", "git_commit", "test_run", "decision"];
 
+/** A small deterministic generator: a failure names data that can be made again. */
+function generator(seed: number) {
+  let state = seed;
+  return (n: number) => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state % n;
+  };
+}
+
+/** An event of a random type whose text mentions random words, other types' among them. */
+function randomDraft(next: (n: number) => number, i: number) {
+  return {
+    type: TYPES[next(TYPES.length)]!,
+    ts: 1_700_000_000_000 + i,
+    summary: Array.from({ length: 3 }, () => WORDS[next(WORDS.length)]).join(" "),
+    detail: { note: WORDS[next(WORDS.length)]! },
+    toolName: null,
+    toolUseId: `toolu_f_${i}`,
+  };
+}
+
 describe("type words in keyword queries", () => {
   test("project and all scopes: the same events as a filter over every event", () => {
     using t = tempDb();
-    let seed = 3;
-    const next = (n: number) => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed % n;
-    };
-    const drafts = Array.from({ length: 600 }, (_, i) => ({
-      type: TYPES[next(TYPES.length)]!,
-      ts: 1_700_000_000_000 + i,
-      // Texts that mention other types' words too ("error" in a commit, "file_edit" in an error).
-      summary: Array.from({ length: 3 }, () => WORDS[next(WORDS.length)]).join(" "),
-      detail: { note: WORDS[next(WORDS.length)]! },
-      toolName: null,
-      toolUseId: `toolu_f_${i}`,
-    }));
+    const next = generator(3);
+    // Texts that mention other types' words too ("error" in a commit, "file_edit" in an error).
+    const drafts = Array.from({ length: 600 }, (_, i) => randomDraft(next, i));
     insertEvents(t.db, { sessionId: "s-1", originSessionId: "s-1", project: "/p", turnNumber: 1 }, drafts);
     for (const scope of [{ kind: "project", project: "/p" } as const, { kind: "all" } as const])
       for (const types of [["error"], ["git_commit", "file_edit"], ["decision"]] as EventType[][])
@@ -57,20 +67,9 @@ describe("type words in keyword queries", () => {
 
   test("chains: scanned when they span few ids, looked up in the index when they span many, the same events", () => {
     using t = tempDb();
-    let seed = 11;
-    const next = (n: number) => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed % n;
-    };
+    const next = generator(11);
     let n = 0;
-    const draft = () => ({
-      type: TYPES[next(TYPES.length)]!,
-      ts: 1_700_000_000_000 + n,
-      summary: Array.from({ length: 3 }, () => WORDS[next(WORDS.length)]).join(" "),
-      detail: { note: WORDS[next(WORDS.length)]! },
-      toolName: null,
-      toolUseId: `toolu_c_${n++}`,
-    });
+    const draft = () => randomDraft(next, n++);
     const put = (chain: string, count: number) => {
       const drafts = Array.from({ length: count }, draft);
       insertEvents(t.db, { sessionId: chain, originSessionId: chain, project: "/p", turnNumber: 1 }, drafts);

@@ -200,18 +200,23 @@ function shellOutputs(db: Database, turns: readonly LoadedTurn[]): Map<number, s
 }
 
 export function loadContextInput(db: Database, live: string): ContextInput {
-  const total = countChainTurns(db, live);
+  // One statement for the chain's counts: each statement costs a cold process a prepare.
+  // The window holds min(total, WINDOW_TURNS) turns, so the newest older turn is at that offset.
+  const counts = db
+    .query<{ total: number; first: number | null; older: number | null }, { s: string; skip: number }>(
+      `SELECT count(*) AS total, min(started_at) AS first,
+              (SELECT t.started_at FROM turns t WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST}
+               LIMIT 1 OFFSET $skip) AS older
+       FROM turns WHERE session_id = ${chainKeyOf("$s")}`,
+    )
+    .get({ s: live, skip: WINDOW_TURNS })!;
+  const total = counts.total;
   const window = newestTurns(db, live, WINDOW_TURNS);
   const shell = shellOutputs(db, window);
   for (const t of window) {
     const output = shell.get(t.id);
     if (output !== undefined) t.shellOutput = output;
   }
-  const olderNewest = db
-    .query<{ started_at: number }, { s: string; skip: number }>(
-      `SELECT t.started_at FROM turns t WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST} LIMIT 1 OFFSET $skip`,
-    )
-    .get({ s: live, skip: window.length });
   const olderSummarized =
     total > window.length
       ? db
@@ -222,11 +227,6 @@ export function loadContextInput(db: Database, live: string): ContextInput {
           )
           .get({ s: live, ids: JSON.stringify(window.map((t) => t.id)) })!.n
       : 0;
-  const first = db
-    .query<{ started_at: number | null }, { s: string }>(
-      `SELECT min(started_at) AS started_at FROM turns WHERE session_id = ${chainKeyOf("$s")}`,
-    )
-    .get({ s: live });
   const hasReply = window.some((t) => t.finalText !== null && t.finalText.trim() !== "");
   const fallback =
     !hasReply && total > window.length
@@ -243,9 +243,9 @@ export function loadContextInput(db: Database, live: string): ContextInput {
     sessionId: live,
     totalTurns: total,
     window,
-    olderNewestStartedAt: olderNewest?.started_at ?? null,
+    olderNewestStartedAt: counts.older,
     olderSummarized,
-    firstStartedAt: first?.started_at ?? null,
+    firstStartedAt: counts.first,
     fallbackReply: fallback ? { text: fallback.final_text, at: fallback.ended_at } : null,
   };
 }

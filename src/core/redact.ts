@@ -480,12 +480,15 @@ export function withHintBatch<T>(texts: readonly (string | null | undefined)[], 
   }
 }
 
+/** How a string's hints are found: against the batch's rules, one `includes` each, or one regex. */
+type Scan = "batch" | "includes" | "regex";
+
 /** Which rules may match `text` (each names a hint `text` contains), or null for none. */
-function dueRules(text: string, byIncludes: boolean): Uint8Array | null {
+function dueRules(text: string, scan: Scan): Uint8Array | null {
   const due = new Uint8Array(rules.length);
   let any = false;
-  if (batch?.texts.has(text)) {
-    const batchDue = batch.due;
+  if (scan === "batch") {
+    const batchDue = batch?.due ?? null;
     if (batchDue === null) return null;
     for (let i = 0; i < rules.length; i++)
       if (batchDue[i] === 1 && rules[i]!.hints.some((h) => text.includes(h))) {
@@ -494,7 +497,7 @@ function dueRules(text: string, byIncludes: boolean): Uint8Array | null {
       }
     return any ? due : null;
   }
-  if (byIncludes) {
+  if (scan === "includes") {
     for (const [h, ids] of own)
       if (text.includes(h)) {
         for (const i of ids) due[i] = 1;
@@ -514,15 +517,16 @@ function dueRules(text: string, byIncludes: boolean): Uint8Array | null {
   return any ? due : null;
 }
 
-function chooseScan(text: string): boolean {
-  if (hintScan !== null || scannedByIncludes + text.length > SCAN_SWITCH) return false;
+function chooseScan(text: string): Scan {
+  if (batch?.texts.has(text)) return "batch";
+  if (hintScan !== null || scannedByIncludes + text.length > SCAN_SWITCH) return "regex";
   scannedByIncludes += text.length;
-  return true;
+  return "includes";
 }
 
 /** Both ways of finding hints name the same rules for `text` (test/capture/redaction.test.ts). */
 export function hintScansAgree(text: string): boolean {
-  return String(dueRules(text, true)) === String(dueRules(text, false));
+  return String(dueRules(text, "includes")) === String(dueRules(text, "regex"));
 }
 
 /** No secret shape is shorter than this: shorter strings skip the scan entirely. */
@@ -530,8 +534,7 @@ const MIN_LENGTH = 12;
 
 function apply(text: string, onHit?: (kind: string, value: string) => void): string {
   if (text.length < MIN_LENGTH) return text;
-  // A string of the batch is checked for the batch's rules only (dueRules): no scan to choose.
-  const due = dueRules(text, batch?.texts.has(text) ? true : chooseScan(text));
+  const due = dueRules(text, chooseScan(text));
   if (due === null) return text;
   let out = text;
   for (let i = 0; i < rules.length; i++) {

@@ -4,7 +4,7 @@
  */
 import { constants, Database } from "bun:sqlite";
 import { ThroughlineError } from "../errors.ts";
-import { ensureMarks } from "./pending-marks.ts";
+import { ensureMarks, fileOf } from "./pending-marks.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
 export type { Database };
@@ -156,14 +156,9 @@ export const KEPT_LOG_MAX_BYTES = 512 << 10;
  * closes as usual: one checkpoint and one fsync for every half MiB that hooks wrote.
  */
 export function closeKeepingLog(db: Database): void {
-  const path = (db as Database & { filename?: string }).filename;
+  const path = fileOf(db);
   let guard: Database | null = null;
-  if (
-    path &&
-    path !== ":memory:" &&
-    !path.startsWith("file:") &&
-    Bun.file(`${path}-wal`).size <= KEPT_LOG_MAX_BYTES
-  )
+  if (path !== null && Bun.file(`${path}-wal`).size <= KEPT_LOG_MAX_BYTES)
     try {
       guard = new Database(
         fileUri(path, "mode=ro"),

@@ -44,7 +44,7 @@ function writeMark(path: string): void {
 }
 
 /** The file of a database connection, or null for an in-memory or temporary one. */
-function fileOf(db: Database): string | null {
+export function fileOf(db: Database): string | null {
   const f = (db as Database & { filename?: string }).filename;
   return f && f !== ":memory:" && !f.startsWith("file:") ? f : null;
 }
@@ -112,21 +112,13 @@ export async function readIntents(
   dbPath: string,
   sessionId: string,
 ): Promise<{ intents: StartIntent[]; unreadable: string[] }> {
-  const dir = dirOf(dbPath);
   const intents: StartIntent[] = [];
   const unreadable: string[] = [];
-  let names: string[];
-  try {
-    // Bun.Glob lists natively: ~1 ms where node:fs would cost ~2 ms to load (docs/benchmarks.md).
-    names = [...new Bun.Glob("*").scanSync({ cwd: dir, onlyFiles: true })];
-  } catch {
-    return { intents, unreadable };
-  }
-  for (const name of names) {
-    if (!SAFE_ID.test(name)) continue;
-    const file = Bun.file(`${dir}/${name}`);
-    if (file.size <= 1) continue;
-    const intent = parseIntent(name, await file.text().catch(() => ""));
+  for (const name of waitingIntents(dbPath)) {
+    const text = await Bun.file(`${dirOf(dbPath)}/${name}`)
+      .text()
+      .catch(() => "");
+    const intent = parseIntent(name, text);
     if (intent) intents.push(intent);
     else unreadable.push(name);
   }
@@ -145,7 +137,11 @@ export function unreadableLine(ids: string[]): string {
   return `skipped ${ids.length} unreadable SessionStart record(s) in the pending marks: ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}`;
 }
 
-/** For `doctor`: the sessions whose SessionStart record waits for a first prompt to claim it. */
+/**
+ * The sessions whose SessionStart record waits for a first prompt to claim it (for `readIntents`
+ * and `doctor`). Bun.Glob lists natively: ~1 ms where node:fs would cost ~2 ms to load
+ * (docs/benchmarks.md).
+ */
 export function waitingIntents(dbPath: string): string[] {
   try {
     return [...new Bun.Glob("*").scanSync({ cwd: dirOf(dbPath), onlyFiles: true })]

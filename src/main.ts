@@ -1,6 +1,6 @@
 import type { CommandContext, CommandDef } from "citty";
 import { commands } from "./commands/index.ts";
-import { type ArgDefinitions, ArgsError, parseCommandArgs } from "./core/argv.ts";
+import { type ArgDefinitions, ArgsError, parseCommandArgs, subCommandIndex } from "./core/argv.ts";
 import { errorLine, ThroughlineError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -43,28 +43,6 @@ async function printUsage(argv: string[], toStderr: boolean): Promise<void> {
 
 const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
   typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
-
-/** Where the sub-command name sits: past flags, and past the value of a string flag. */
-function subCommandIndex(rawArgs: string[], defs: ArgDefinitions): number {
-  for (let i = 0; i < rawArgs.length; i++) {
-    const arg = rawArgs[i]!;
-    if (arg === "--") return -1;
-    if (!arg.startsWith("-")) return i;
-    const name = arg.replace(/^-{1,2}/, "");
-    if (
-      !arg.includes("=") &&
-      Object.entries(defs).some(
-        ([key, d]) =>
-          (d.type === "string" || d.type === "enum") && (key === name || toList(d.alias).includes(name)),
-      )
-    )
-      i++;
-  }
-  return -1;
-}
-
-const toList = (v: string | readonly string[] | undefined): readonly string[] =>
-  v === undefined ? [] : typeof v === "string" ? [v] : v;
 
 /**
  * citty's runCommand, with the arguments parsed by core/argv.ts instead of `node:util`

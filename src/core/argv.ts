@@ -203,3 +203,22 @@ export function parseCommandArgs(rawArgs: string[], defs: ArgDefinitions): Parse
 function lookup(out: ParsedArgs, name: string): unknown {
   return out[name] ?? out[camelName(name)] ?? out[kebabName(name)];
 }
+
+/** Where the sub-command name sits, as citty finds it: past flags, and past the value of a string flag. */
+export function subCommandIndex(rawArgs: string[], defs: ArgDefinitions): number {
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") return -1;
+    if (!arg.startsWith("-")) return i;
+    const name = arg.replace(/^-{1,2}/, "");
+    if (
+      !arg.includes("=") &&
+      Object.entries(defs).some(
+        ([key, d]) =>
+          (d.type === "string" || d.type === "enum") && (key === name || toArray(d.alias).includes(name)),
+      )
+    )
+      i++;
+  }
+  return -1;
+}

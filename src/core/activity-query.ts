@@ -260,30 +260,6 @@ export function describeRange(r: TimeRange): string {
   return `${r.label} (${formatSpan(r.from, r.to)})`;
 }
 
-/** Terms for the trigram index: at least 3 characters; shorter ones are matched as substrings. */
-export const TRIGRAM_MIN = 3;
-
-/** A term as an FTS5 string literal (a phrase: with trigram, a substring match). */
-export function ftsLiteral(term: string): string {
-  return `"${term.replace(/"/g, '""')}"`;
-}
-
-/** From this length on, an ASCII term is looked up by a few of its trigrams, then verified. */
-export const CHUNK_MIN = 7;
-
-/**
- * Non-overlapping trigrams covering a term: `refreshAccessToken` → ref, res, hAc, ces, sTo, ken.
- * A phrase query reads the doclist of every one of the term's trigrams (16 here) with their
- * positions; these few, without positions, find the same rows plus rare false positives, which
- * the caller removes by testing the whole term as a substring.
- */
-export function coveringTrigrams(term: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 3 <= term.length; i += 3) out.push(term.slice(i, i + 3));
-  if (term.length % 3 !== 0) out.push(term.slice(term.length - 3));
-  return [...new Set(out)];
-}
-
 /**
  * Words without a type word ask for the turn where something happened, not for every event of
  * it: ranked events are then grouped by turn, the best-ranked one standing for the turn with the

@@ -21,16 +21,25 @@ describe("CLI shell", () => {
   });
 
   test("colour follows stdout alone: a terminal gets it; a pipe does not, even with stderr on the terminal", () => {
-    // `script` (util-linux) runs the command on a pseudo-terminal.
-    const cli = `${shellQuote(process.execPath)} ${shellQuote(join(REPO, "src", "cli.ts"))} --help`;
-    const env = { ...process.env } as Record<string, string>;
+    // `script` (util-linux) runs the command on a pseudo-terminal. `doctor` is coloured by our
+    // own decision (render/tty.ts); `--help` is citty's, which also turns colour off under CI,
+    // TEST or TERM=dumb, so it would make this test depend on the machine's environment.
+    using dir = tempDir();
+    const cli = `${shellQuote(process.execPath)} ${shellQuote(join(REPO, "src", "cli.ts"))} doctor`;
+    const env = {
+      ...process.env,
+      THROUGHLINE_HOME: dir.path,
+      CLAUDE_CONFIG_DIR: join(dir.path, "claude"),
+    } as Record<string, string>;
     delete env.NO_COLOR;
     delete env.FORCE_COLOR;
     const onTty = (cmd: string) =>
       Bun.spawnSync(["script", "-qc", cmd, "/dev/null"], { env }).stdout.toString();
-    expect(onTty(cli)).toContain("\u001b[");
+    const tty = onTty(cli);
+    expect(tty).toContain("bun: Bun");
+    expect(tty).toContain("\u001b[");
     const piped = onTty(`${cli} | cat`);
-    expect(piped).toContain("USAGE");
+    expect(piped).toContain("bun: Bun");
     expect(piped).not.toContain("\u001b[");
   });
 

@@ -36,7 +36,12 @@ async function resolveForHelp(argv: string[]): Promise<[AnyCommand, AnyCommand |
 async function printUsage(argv: string[], toStderr: boolean): Promise<void> {
   const { renderUsage } = await import("citty");
   const [cmd, parent] = await resolveForHelp(argv);
-  const text = `${await renderUsage(cmd, parent)}\n`;
+  // citty colours help by its own rules (off under NO_COLOR=1, TERM=dumb, CI or TEST); ours
+  // decides whether any colour stays, so FORCE_COLOR=0 or a pipe never gets it.
+  const { colorEnabled, isTerminal, stdoutIsTty } = await import("./render/tty.ts");
+  const usage = await renderUsage(cmd, parent);
+  const coloured = colorEnabled(process.env, toStderr ? isTerminal(2) : stdoutIsTty());
+  const text = `${coloured ? usage : Bun.stripANSI(usage)}\n`;
   if (toStderr) console.error(text);
   else console.log(text);
 }

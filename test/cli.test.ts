@@ -20,6 +20,16 @@ describe("CLI shell", () => {
     expect(r.stdout).not.toContain("\u001b["); // no colour when stdout is not a TTY
   });
 
+  test("help follows the same colour decision: FORCE_COLOR=1 colours a pipe, FORCE_COLOR=0 does not", () => {
+    const env = { CI: "", TEST: "", TERM: "xterm", NO_COLOR: "" };
+    const forced = runCli(["--help"], { env: { ...env, FORCE_COLOR: "1" } });
+    const off = runCli(["--help"], { env: { ...env, FORCE_COLOR: "0" } });
+    expect(off.stdout).toContain("USAGE");
+    expect(off.stdout).not.toContain("\u001b[");
+    expect(Bun.stripANSI(forced.stdout)).toBe(off.stdout);
+    expect(forced.stdout).toContain("\u001b[");
+  });
+
   test("colour follows stdout alone: a terminal gets it; a pipe does not, even with stderr on the terminal", () => {
     // `script` (util-linux) runs the command on a pseudo-terminal. `doctor` is coloured by our
     // own decision (render/tty.ts); `--help` is citty's, which also turns colour off under CI,

@@ -55,7 +55,11 @@ const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T
  */
 async function runCommand(cmd: AnyCommand, rawArgs: string[]): Promise<void> {
   const defs = (await resolve(cmd.args ?? {})) as ArgDefinitions;
-  const args = parseCommandArgs(rawArgs, defs) as CommandContext["args"];
+  // A command that only dispatches (the root) has nothing to read its arguments: the parse is
+  // skipped, as every statement of a cold process costs (docs/benchmarks.md).
+  const args = (
+    cmd.run || cmd.setup || cmd.cleanup ? parseCommandArgs(rawArgs, defs) : { _: [] }
+  ) as CommandContext["args"];
   const context: CommandContext = { rawArgs, args, cmd, data: undefined };
   let runError: unknown;
   try {

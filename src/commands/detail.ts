@@ -3,7 +3,7 @@ import { candidateWindows, parseWhen, type TimeWindow } from "../core/clock.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { openForRead } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
-import { detailsOf, type LoadedTurn, resolveChain, scopeSpan, turnsDuring } from "../db/queries/chain.ts";
+import { detailsOf, resolveChain, scopeSpan, type TurnText, turnsDuring } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type DetailView, detailJson, renderDetail } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -72,7 +72,7 @@ export default defineCommand({
         scope = { kind: "project", project };
         scopeText = `project ${project}`;
       }
-      let found: LoadedTurn[] = [];
+      let found: TurnText[] = [];
       let window: TimeWindow | null = null;
       const span = scopeSpan(db, scope);
       if (span)

@@ -33,12 +33,14 @@ const toArray = (v: string | readonly string[] | undefined): string[] =>
 
 /** `dry-run` → `dryRun` (the argument names throughline uses: lower case words and hyphens). */
 export function camelName(name: string): string {
-  return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  // Most names have no hyphen: skip the regex (its first use compiles it, in every cold process).
+  return name.includes("-") ? name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : name;
 }
 
 /** `dryRun` → `dry-run`. */
 export function kebabName(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
+  const lower = name.toLowerCase();
+  return lower === name ? name : name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
 }
 
 interface OptionSpec {

@@ -6,7 +6,7 @@ import { formatClock, formatDate, formatIso } from "../core/clock.ts";
 import { type DetailCount, renderTurnBlock, turnKey } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
 import { flatLine } from "../core/text.ts";
-import type { DetailRow, LoadedTurn, SummaryRow } from "../db/queries/chain.ts";
+import type { DetailRow, LoadedTurn, SummaryRow, TurnText } from "../db/queries/chain.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 
 /** A `--- YYYY-MM-DD ---` line whenever the local date changes, so `HH:MM:SS` stays unambiguous. */
@@ -142,7 +142,7 @@ export interface DetailView {
   total: number;
   limit: number;
   maxChars: number;
-  turns: readonly LoadedTurn[];
+  turns: readonly TurnText[];
   details: readonly DetailRow[];
 }
 

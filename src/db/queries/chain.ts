@@ -65,7 +65,10 @@ const TURN_COLUMNS = `t.id, t.origin_session_id, t.turn_number, t.started_at, t.
 const TURN_JOINS = `LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
   LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'`;
 
-export function toChainTurn(row: TurnRow, details: DetailCount[] = []): LoadedTurn {
+/** A turn's L2 text without its L3 counts: `detail` loads the L3 rows themselves. */
+export type TurnText = Omit<LoadedTurn, "details">;
+
+function toTurnText(row: TurnRow): TurnText {
   return {
     id: row.id,
     originSessionId: row.origin_session_id,
@@ -75,8 +78,11 @@ export function toChainTurn(row: TurnRow, details: DetailCount[] = []): LoadedTu
     user: row.user_text ?? "",
     assistant: row.assistant_text ?? "",
     finalText: row.final_text,
-    details,
   };
+}
+
+export function toChainTurn(row: TurnRow, details: DetailCount[] = []): LoadedTurn {
+  return { ...toTurnText(row), details };
 }
 
 /**
@@ -276,25 +282,22 @@ export function scopeSpan(db: Database, scope: Scope): TimeWindow | null {
 /**
  * Turns of the scope that were under way during the window: those that started inside it,
  * plus the one that started before it and was still running when it opened. Oldest first.
+ * One statement: each costs a cold process a prepare.
  */
-export function turnsDuring(db: Database, scope: Scope, window: TimeWindow): LoadedTurn[] {
+export function turnsDuring(db: Database, scope: Scope, window: TimeWindow): TurnText[] {
   const where = SCOPE_WHERE[scope.kind];
-  const params = { key: scopeKey(scope), from: window.from, to: window.to };
-  const inside = db
-    .query<TurnRow, typeof params>(
-      `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
-       WHERE ${where} AND t.started_at >= $from AND t.started_at <= $to ${ORDER_NEWEST_FIRST}`,
+  const rows = db
+    .query<TurnRow, { key: string; from: number; to: number }>(
+      `SELECT * FROM (SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
+                      WHERE ${where} AND t.started_at < $from ${ORDER_NEWEST_FIRST} LIMIT 1)
+       WHERE ended_at >= $from
+       UNION ALL
+       SELECT * FROM (SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
+                      WHERE ${where} AND t.started_at >= $from AND t.started_at <= $to)
+       ORDER BY started_at, origin_session_id, turn_number`,
     )
-    .all(params)
-    .reverse();
-  const running = db
-    .query<TurnRow, typeof params>(
-      `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
-       WHERE ${where} AND t.started_at < $from ${ORDER_NEWEST_FIRST} LIMIT 1`,
-    )
-    .get(params);
-  const rows = running && running.ended_at >= window.from ? [running, ...inside] : inside;
-  return withDetails(db, rows);
+    .all({ key: scopeKey(scope), from: window.from, to: window.to });
+  return rows.map(toTurnText);
 }
 
 /** Every L3 row of the given turns, in turn order then capture order. */

@@ -2,7 +2,6 @@
  * `recall [words…]` without `--l1`/`--l2` (docs/activity.md): the activity index queried in plain
  * words. Read-only. `recall.ts` owns the command line and calls this for the words mode.
  */
-import { resolve } from "node:path";
 import {
   ACTIVITY_ROWS,
   type ActivityQuery,
@@ -13,7 +12,7 @@ import { parseIsoInstant } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject, type JsonObject } from "../core/jsonl.ts";
-import { databasePath, normalizeProject } from "../core/paths.ts";
+import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
@@ -116,7 +115,7 @@ export function resolveActivityScope(
   cwd: string,
 ): { scope: Scope; label: string; project: string | null } {
   const project = (): string => {
-    if (args.project) return projectOf(resolve(args.project));
+    if (args.project) return projectOf(joinPath(normalizeProject(cwd), args.project));
     if (args.session) {
       const p =
         getSession(db, resolveChain(db, args.session))?.project ?? getSession(db, args.session)?.project;

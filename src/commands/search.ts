@@ -1,9 +1,8 @@
-import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { formatStamp } from "../core/activity-query.ts";
 import { formatIso } from "../core/clock.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
-import { databasePath, normalizeProject } from "../core/paths.ts";
+import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import {
   groupByTurn,
   isSearchKind,
@@ -41,7 +40,7 @@ function resolveScope(
     const live = resolveChain(db, args.session);
     return { scope: { kind: "chain", live }, label: `session ${live}` };
   }
-  const here = normalizeProject(resolve(args.project || cwd));
+  const here = joinPath(normalizeProject(cwd), args.project || ".");
   const project = findProject(db, here);
   if (project === null) {
     if (args.project)

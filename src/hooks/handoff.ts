@@ -23,7 +23,6 @@ import {
   recordHandoff,
   recordInjection,
 } from "../db/queries/handoff.ts";
-import { recordHookError } from "../db/queries/hook-errors.ts";
 import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
 import { claimStart } from "./claim.ts";
 import { CHOICE_RANK, choosePredecessor } from "./predecessor.ts";
@@ -70,7 +69,11 @@ export async function handoff(
   const path = databasePath(ctx.env);
   for (const id of folded) if (!consumed.includes(id)) await intentFolded(path, id);
   for (const id of consumed) await clearPendingMark(path, id);
-  for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, ctx.now());
+  if (warnings.length > 0) {
+    // Loaded only when there is something to record: the recorder needs the redactor (~1 ms to load).
+    const { recordHookError } = await import("../db/queries/hook-errors.ts");
+    for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, ctx.now());
+  }
   return push;
 }
 

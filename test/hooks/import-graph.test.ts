@@ -57,6 +57,23 @@ function staticGraph(entries: string[]): string[] {
   return [...seen].map((f) => f.slice(REPO.length + 1)).sort();
 }
 
+/** The static graph of `entries`: local modules and the built-ins they import. */
+function fullGraph(entries: string[]): { local: string[]; builtins: string[] } {
+  const builtins = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const imp of transpiler.scanImports(readFileSync(file, "utf8"))) {
+      if (imp.kind !== "import-statement") continue;
+      if (imp.path.startsWith(".")) visit(resolve(dirname(file), imp.path));
+      else builtins.add(imp.path);
+    }
+  };
+  for (const e of entries) visit(e);
+  return { local: [...seen].map((f) => f.slice(REPO.length + 1)).sort(), builtins: [...builtins].sort() };
+}
+
 describe("hook import graph", () => {
   const hooksDir = join(REPO, "src", "hooks");
   const entries = readdirSync(hooksDir)
@@ -84,20 +101,24 @@ describe("hook import graph", () => {
   test("an ordinary prompt loads no built-in module: not node:fs (~2 ms cold), not even bun:sqlite", () => {
     // The static graph of the prompt path, built-ins included: the pending-handoff marks answer an
     // ordinary prompt (src/db/pending-marks.ts); SQLite loads only when the database is opened.
-    const builtins = new Set<string>();
-    const seen = new Set<string>();
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      for (const imp of transpiler.scanImports(readFileSync(file, "utf8"))) {
-        if (imp.kind !== "import-statement") continue;
-        if (imp.path.startsWith(".")) visit(resolve(dirname(file), imp.path));
-        else builtins.add(imp.path);
-      }
-    };
-    visit(join(hooksDir, "run.ts"));
-    visit(join(hooksDir, "user-prompt-submit.ts"));
-    expect([...builtins].sort()).toEqual([]);
+    const { builtins } = fullGraph([join(hooksDir, "run.ts"), join(hooksDir, "user-prompt-submit.ts")]);
+    expect(builtins).toEqual([]);
+  });
+
+  test("the handoff loads neither the redactor (~1 ms cold) nor node:fs or node:path until it needs them", () => {
+    const { local, builtins } = fullGraph([join(hooksDir, "handoff.ts")]);
+    expect(local).not.toContain("src/core/redact.ts");
+    expect(builtins.filter((b) => b.startsWith("node:"))).toEqual([]);
+  });
+
+  test("the pulls the model runs (context, recall, detail, search) load no node: module", () => {
+    const commandsDir = join(REPO, "src", "commands");
+    const { builtins } = fullGraph(
+      ["context.ts", "recall.ts", "_recall-activity.ts", "detail.ts", "search.ts"].map((f) =>
+        join(commandsDir, f),
+      ),
+    );
+    expect(builtins.filter((b) => b.startsWith("node:"))).toEqual([]);
   });
 
   for (const entry of entries)

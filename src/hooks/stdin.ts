@@ -1,4 +1,4 @@
-import { isObject, type JsonObject, MAX_JSON_DEPTH, nestedDeeperThan } from "../core/jsonl.ts";
+import { isObject, type JsonObject, MAX_JSON_DEPTH, nestedDeeperThan, STRING_BODY } from "../core/jsonl.ts";
 import { ThroughlineError } from "../errors.ts";
 
 /**
@@ -24,9 +24,9 @@ export const PAYLOAD_TIMEOUT_MS = 3000;
 let shortRead: { text: string; message: string } | null = null;
 
 /**
- * Tracks a JSON object arriving in chunks, byte by byte (structural characters are ASCII, so
- * UTF-8 needs no decoding here): complete when the outermost brace closes. Linear in the bytes,
- * where parsing the growing text at every chunk was quadratic (a 50 MB payload took 7–10 s).
+ * Tracks a JSON object arriving in chunks (structural characters are ASCII, so UTF-8 needs no
+ * decoding here): complete when the outermost brace closes. Linear in the bytes, where parsing
+ * the growing text at every chunk was quadratic (a 50 MB payload took 7–10 s).
  */
 class ObjectEnd {
   private started = false;
@@ -38,8 +38,30 @@ class ObjectEnd {
   /** True once the chunks so far hold a whole top-level object. */
   feed(chunk: Uint8Array): boolean {
     if (this.notObject) return false;
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
+    // One character per byte, every ASCII byte as itself: string bodies (most of a payload:
+    // file contents, tool output) are then skipped by one native regex match instead of a
+    // loop over their bytes, which cost a cold hook ~2 ms for a 28 KB Edit (docs/benchmarks.md).
+    const s = LATIN1.decode(chunk);
+    let i = 0;
+    if (this.escaped && s.length > 0) {
+      this.escaped = false;
+      i = 1;
+    }
+    for (; i < s.length; i++) {
+      if (this.inString) {
+        STRING_BODY.lastIndex = i;
+        STRING_BODY.exec(s);
+        i = STRING_BODY.lastIndex;
+        if (i >= s.length) break;
+        if (s.charCodeAt(i) === 0x22) this.inString = false;
+        else {
+          // A backslash ends the chunk: the character it escapes starts the next one.
+          this.escaped = true;
+          break;
+        }
+        continue;
+      }
+      const b = s.charCodeAt(i);
       if (!this.started) {
         if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
         if (b !== 0x7b) {
@@ -49,10 +71,6 @@ class ObjectEnd {
         }
         this.started = true;
         this.depth = 1;
-      } else if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (b === 0x5c) this.escaped = true;
-        else if (b === 0x22) this.inString = false;
       } else if (b === 0x22) this.inString = true;
       else if (b === 0x7b || b === 0x5b) this.depth++;
       else if (b === 0x7d || b === 0x5d) {
@@ -62,6 +80,8 @@ class ObjectEnd {
     return false;
   }
 }
+
+const LATIN1 = new TextDecoder("latin1");
 
 /**
  * Read the hook payload without waiting for end of input. Claude Code does not always close

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseLine, splitLines } from "../../src/core/jsonl.ts";
+import { nestedDeeperThan, parseLine, splitLines } from "../../src/core/jsonl.ts";
+import { prng } from "../helpers/pull.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -23,5 +24,39 @@ describe("splitLines", () => {
     expect(parseLine("not json")).toBeNull();
     expect(parseLine("[1,2]")).toBeNull();
     expect(parseLine('{"ok":true')).toBeNull();
+  });
+});
+
+/** Depth of a parsed value: what nestedDeeperThan must agree with. */
+function depthOf(v: unknown): number {
+  if (Array.isArray(v)) return 1 + Math.max(0, ...v.map(depthOf));
+  if (v !== null && typeof v === "object") return 1 + Math.max(0, ...Object.values(v).map(depthOf));
+  return 0;
+}
+
+describe("nestedDeeperThan", () => {
+  // Strings full of what a depth scan must not count: brackets, escaped quotes, backslash runs.
+  const STRINGS = ["{[", "]}", '\\"{', "\\", 'a \\" b', "\n{{", "日本語 {🎉}", ""];
+  function value(rnd: () => number, depth: number): unknown {
+    const r = rnd();
+    if (depth <= 0 || r < 0.3)
+      return STRINGS[Math.floor(rnd() * STRINGS.length)]!.repeat(1 + Math.floor(rnd() * 3));
+    const n = 1 + Math.floor(rnd() * 3);
+    const items = Array.from({ length: n }, () => value(rnd, depth - 1 - Math.floor(rnd() * 2)));
+    return r < 0.65 ? items : Object.fromEntries(items.map((x, i) => [`k${i}{"`, x]));
+  }
+
+  test("agrees with the parsed depth on generated JSON whose strings hold brackets and escapes", () => {
+    const rnd = prng(5);
+    let deeper = 0;
+    for (let n = 0; n < 400; n++) {
+      const text = JSON.stringify({ v: value(rnd, 3 + Math.floor(rnd() * 12)), pad: "x".repeat(30) });
+      const depth = depthOf(JSON.parse(text));
+      for (const max of [2, 4, 8]) {
+        expect([text, max, nestedDeeperThan(text, max)]).toEqual([text, max, depth > max]);
+        if (depth > max) deeper++;
+      }
+    }
+    expect(deeper).toBeGreaterThan(100); // both answers were exercised
   });
 });

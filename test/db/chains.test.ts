@@ -14,6 +14,7 @@ import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { chainKey, resolveLive } from "../../src/db/queries/sessions.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/db/schema.ts";
 import { runCli, tempDir } from "../helpers/db.ts";
+import { seedChain } from "../helpers/pull.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/chains";
@@ -70,6 +71,27 @@ describe("chains keyed on the chain", () => {
     }
     expect(cost[1]).toBe(cost[0]!);
     expect(cost[0]).toBeLessThanOrEqual(3);
+  });
+
+  test("the push counts the summaries of the older turns only, not those of window turns, ties included", () => {
+    using dir = tempDir();
+    const db = openForWrite(join(dir.path, "tl.db"));
+    const t0 = Date.UTC(2026, 0, 5, 9);
+    // 30 turns, two in three summarized; turns 5 to 29 start in one millisecond, so older turns
+    // and window turns share it: the window is cut by order, not by time.
+    const turns = Array.from({ length: 30 }, (_, i) => ({
+      startedAt: t0 + Math.min(i, 5) * 60_000,
+      user: `prompt ${i}`,
+      assistant: `reply ${i}`,
+      ...(i % 3 === 2 ? {} : { summary: `summary of turn ${i}, long enough to count` }),
+    }));
+    seedChain(db, "s-sum", turns);
+    const input = loadContextInput(db, "s-sum");
+    expect(input.totalTurns).toBe(30);
+    expect(input.window.length).toBe(20);
+    // The 10 older turns are turns 0..9 in order (started_at, then turn number): 7 of them summarized.
+    expect(input.olderSummarized).toBe(turns.slice(0, 10).filter((t) => "summary" in t).length);
+    db.close();
   });
 
   test("a schema-4 database (rows keyed on the live end) migrates and reads the same from every session", () => {

@@ -90,17 +90,20 @@ export function toChainTurn(row: TurnRow, details: DetailCount[] = []): LoadedTu
  * an id that the database has never seen is an error.
  */
 export function resolveChain(db: Database, id: string): string {
-  const known = db
-    .query<{ n: number }, { id: string }>(
+  // Whether the id is known and its first hop in one statement: a session that was never
+  // merged (the usual case) needs no second one, and each costs a cold process a prepare.
+  const row = db
+    .query<{ n: number; next: string | null }, { id: string }>(
       `SELECT (SELECT count(*) FROM sessions WHERE id = $id)
-            + (SELECT count(*) FROM (SELECT 1 FROM turns WHERE session_id = $id LIMIT 1)) AS n`,
+            + (SELECT count(*) FROM (SELECT 1 FROM turns WHERE session_id = $id LIMIT 1)) AS n,
+              (SELECT merged_into FROM sessions WHERE id = $id) AS next`,
     )
     .get({ id });
-  if (!known || known.n === 0)
+  if (!row || row.n === 0)
     throw new ThroughlineError("E_NO_SESSION", `no session ${id} in this database`, {
       hint: `\`${selfInvocation()} status\` lists the sessions it holds`,
     });
-  return resolveLive(db, id).id;
+  return row.next === null ? id : resolveLive(db, id).id;
 }
 
 export function countChainTurns(db: Database, live: string): number {
@@ -208,11 +211,19 @@ function shellOutputs(db: Database, turns: readonly LoadedTurn[]): Map<number, s
 export function loadContextInput(db: Database, live: string): ContextInput {
   // One statement for the chain's counts: each statement costs a cold process a prepare.
   // The window holds min(total, WINDOW_TURNS) turns, so the newest older turn is at that offset.
+  // The older turns are those past the window's offset in the same order, so their summaries
+  // are counted here too.
   const counts = db
-    .query<{ total: number; first: number | null; older: number | null }, { s: string; skip: number }>(
+    .query<
+      { total: number; first: number | null; older: number | null; summarized: number },
+      { s: string; skip: number }
+    >(
       `SELECT count(*) AS total, min(started_at) AS first,
               (SELECT t.started_at FROM turns t WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST}
-               LIMIT 1 OFFSET $skip) AS older
+               LIMIT 1 OFFSET $skip) AS older,
+              (SELECT count(*) FROM (SELECT t.id FROM turns t WHERE t.session_id = ${chainKeyOf("$s")}
+                                     ${ORDER_NEWEST_FIRST} LIMIT -1 OFFSET $skip) o
+               JOIN skeletons k ON k.turn_id = o.id AND k.summary IS NOT NULL AND k.error IS NULL) AS summarized
        FROM turns WHERE session_id = ${chainKeyOf("$s")}`,
     )
     .get({ s: live, skip: WINDOW_TURNS })!;
@@ -223,16 +234,6 @@ export function loadContextInput(db: Database, live: string): ContextInput {
     const output = shell.get(t.id);
     if (output !== undefined) t.shellOutput = output;
   }
-  const olderSummarized =
-    total > window.length
-      ? db
-          .query<{ n: number }, { s: string; ids: string }>(
-            `SELECT count(*) AS n FROM turns t JOIN skeletons k ON k.turn_id = t.id
-             WHERE t.session_id = ${chainKeyOf("$s")} AND k.summary IS NOT NULL AND k.error IS NULL
-               AND t.id NOT IN (SELECT value FROM json_each($ids))`,
-          )
-          .get({ s: live, ids: JSON.stringify(window.map((t) => t.id)) })!.n
-      : 0;
   const hasReply = window.some((t) => t.finalText !== null && t.finalText.trim() !== "");
   const fallback =
     !hasReply && total > window.length
@@ -250,7 +251,7 @@ export function loadContextInput(db: Database, live: string): ContextInput {
     totalTurns: total,
     window,
     olderNewestStartedAt: counts.older,
-    olderSummarized,
+    olderSummarized: counts.summarized,
     firstStartedAt: counts.first,
     fallbackReply: fallback ? { text: fallback.final_text, at: fallback.ended_at } : null,
   };

@@ -104,6 +104,15 @@ function parseIntent(id: string, text: string): StartIntent | null {
 }
 
 /**
+ * What a listed mark holds when it is read: its intent, "gone" when it no longer holds one (its
+ * own prompt folded it, writing "1", or consumed it, removing the file, since the listing: a
+ * race between two windows, not an error), or null when it does not parse.
+ */
+export function markIntent(id: string, text: string): StartIntent | "gone" | null {
+  return text.length <= 1 ? "gone" : parseIntent(id, text);
+}
+
+/**
  * The intents not folded yet of sessions born no later than `sessionId` (its own included), oldest
  * first: they are claimed in the order their SessionStarts ran, as if each had written its row
  * then. `unreadable` lists marks whose intent does not parse (skipped, reported by the caller).
@@ -118,7 +127,8 @@ export async function readIntents(
     const text = await Bun.file(`${dirOf(dbPath)}/${name}`)
       .text()
       .catch(() => "");
-    const intent = parseIntent(name, text);
+    const intent = markIntent(name, text);
+    if (intent === "gone") continue;
     if (intent) intents.push(intent);
     else unreadable.push(name);
   }

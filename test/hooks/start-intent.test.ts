@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pendingMark } from "../../src/db/pending-marks.ts";
+import { markIntent, pendingMark } from "../../src/db/pending-marks.ts";
 import { tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -139,6 +139,15 @@ describe("SessionStart writes only its intent once the marks are kept", () => {
     // The next prompt is answered from the marks alone: even an unreadable database is not opened.
     writeFileSync(h.dbPath, "not a database");
     expect((await h.fire("user-prompt-submit", "new-3", { prompt: "again" })).exitCode).toBe(0);
+  });
+
+  test("a mark another window folded or consumed between the listing and the read is gone, not unreadable", () => {
+    const intent = { session_id: "w-2", source: "clear", created_at: 1, cwd: "/tmp/x" };
+    // Folded: its prompt wrote "1"; consumed: the file removed (read as ""); caught mid-rewrite: "".
+    expect(markIntent("w-2", "1")).toBe("gone");
+    expect(markIntent("w-2", "")).toBe("gone");
+    expect(markIntent("w-2", "{not a record")).toBeNull();
+    expect(markIntent("w-2", JSON.stringify(intent))).toMatchObject({ session_id: "w-2", source: "clear" });
   });
 
   test("no SessionEnd at all: the newest live session as of the new session's birth, not the window that wrote since", async () => {

@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { selfInvocation } from "../../src/core/invocation.ts";
+import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
 import {
   CLI_ENTRY,
   createHome,
@@ -71,7 +71,8 @@ const APPROVAL = /requires approval|Do you want to proceed/i;
  */
 const REFUSED = /^\s*(This command requires approval|\S+ in '[^']*' (needs approval|was blocked))/;
 
-type InstallPath = "checkout" | "binary";
+/** `binary in a spaced directory`: the same binary under a directory whose name has a space, so every baked command and allow rule carries a quoted path. */
+type InstallPath = "checkout" | "binary" | "binary in a spaced directory";
 
 /** The binary a user downloads, built once per run from this checkout with the project's own build line. */
 let built: string | undefined;
@@ -101,15 +102,17 @@ function installAs(h: E2EHome, path: InstallPath): string {
     expect(installHooks(h, "install", { record: false })).toBe("install");
     return selfInvocation(CLI_ENTRY, process.execPath);
   }
-  const bin = join(h.root, "opt", "throughline");
-  mkdirSync(join(h.root, "opt"), { recursive: true });
+  const dir = join(h.root, path === "binary" ? "opt" : "My Tools");
+  const bin = join(dir, "throughline");
+  mkdirSync(dir, { recursive: true });
   copyFileSync(compiledBinary(), bin);
   chmodSync(bin, 0o755);
   expect(runShell(h, "command -v throughline").exitCode).not.toBe(0);
-  const installed = runShell(h, `${bin} install`);
+  const invocation = shellQuote(bin);
+  const installed = runShell(h, `${invocation} install`);
   expect(installed.stderr).toBe("");
   expect(installed.exitCode).toBe(0);
-  return bin;
+  return invocation;
 }
 
 describe.skipIf(SKIP !== null)(
@@ -220,7 +223,7 @@ describe.skipIf(SKIP !== null)(
       LONG,
     );
 
-    test.each(["checkout", "binary"] as const)(
+    test.each(["checkout", "binary", "binary in a spaced directory"] as const)(
       "%s install, claude -p without --allowedTools: the baked --l2 runs; a chained or writing command still asks",
       async (installPath) => {
         const tag = nonce();

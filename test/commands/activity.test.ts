@@ -369,6 +369,12 @@ describe("recall through the CLI", () => {
     expect(here.stdout).toStartWith(
       "## Recall: last 30 minutes\n**Showing:** 8 events from the last 30 minutes",
     );
+    // A relative --project is resolved against the working directory, `.` and `..` folded.
+    const relative = runCli(
+      ["recall", "last", "30", "minutes", "--project", `.${fixture.project}/src/..`, "--now", fixture.now],
+      { cwd: "/", env: { THROUGHLINE_DB: env.path } },
+    );
+    expect(relative.stdout).toBe(here.stdout);
   });
 
   test("a bad --now is one clear line, exit 1", () => {

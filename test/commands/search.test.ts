@@ -156,6 +156,11 @@ describe("search", () => {
     expect(JSON.parse(bySession.stdout).scope).toBe(`session ${SESSION}`);
     const byProject = runCli(["search", "cart", "--project", "/home/dev/shop/src", "--db", db, "--json"]);
     expect(JSON.parse(byProject.stdout).scope).toBe("project /home/dev/shop");
+    // A relative --project is resolved against the working directory, `.` and `..` folded.
+    const relative = runCli(["search", "cart", "--project", "home/dev/x/../shop/src", "--db", db, "--json"], {
+      cwd: "/",
+    });
+    expect(JSON.parse(relative.stdout).scope).toBe("project /home/dev/shop");
     const elsewhere = runCli(["search", "cart", "--project", "/elsewhere", "--db", db]);
     expect(elsewhere.exitCode).toBe(1);
     expect(elsewhere.stderr).toContain("no session recorded for /elsewhere");

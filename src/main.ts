@@ -16,19 +16,25 @@ export const main = {
 // biome-ignore lint/suspicious/noExplicitAny: commands differ in their args.
 type AnyCommand = CommandDef<any>;
 
+/** citty's Resolvable: a value, a promise of it, or a function returning either. */
+const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
+  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+
+type SubCommands = Record<string, AnyCommand | (() => Promise<AnyCommand>)>;
+
+const subCommandsOf = async (cmd: AnyCommand): Promise<SubCommands | undefined> =>
+  (await resolve(cmd.subCommands)) as SubCommands | undefined;
+
 /** Follow positional words through the sub-command map: `recall --help` shows recall's help. */
 async function resolveForHelp(argv: string[]): Promise<[AnyCommand, AnyCommand | undefined]> {
   let cmd: AnyCommand = main;
   let parent: AnyCommand | undefined;
   for (const word of argv) {
     if (word.startsWith("-")) continue;
-    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as
-      | Record<string, AnyCommand | (() => Promise<AnyCommand>)>
-      | undefined;
-    const next = subs?.[word];
+    const next = (await subCommandsOf(cmd))?.[word];
     if (!next) break;
     parent = cmd;
-    cmd = typeof next === "function" ? await next() : next;
+    cmd = await resolve(next);
   }
   return [cmd, parent];
 }
@@ -46,9 +52,6 @@ async function printUsage(argv: string[], toStderr: boolean): Promise<void> {
   else console.log(text);
 }
 
-const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
-  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
-
 /**
  * citty's runCommand, with the arguments parsed by core/argv.ts instead of `node:util`
  * (docs/benchmarks.md): setup, the sub-command named in argv, run, cleanup.
@@ -64,9 +67,7 @@ async function runCommand(cmd: AnyCommand, rawArgs: string[]): Promise<void> {
   let runError: unknown;
   try {
     await cmd.setup?.(context);
-    const subs = (await resolve(cmd.subCommands)) as
-      | Record<string, AnyCommand | (() => Promise<AnyCommand>)>
-      | undefined;
+    const subs = await subCommandsOf(cmd);
     if (subs && Object.keys(subs).length > 0) {
       const at = subCommandIndex(rawArgs, defs);
       const name = rawArgs[at];

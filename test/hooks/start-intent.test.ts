@@ -4,7 +4,6 @@
  * session's mark and opens nothing; the first prompt of any session claims every SessionStart
  * born before it, in birth order, as if each had claimed at its own start.
  */
-import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -186,12 +185,9 @@ describe("SessionStart writes only its intent once the marks are kept", () => {
     h.advance(100);
     await h.fire("user-prompt-submit", "real", { prompt: "first" });
     // The ghost born before was claimed too (its row, as SessionStart used to write at once).
-    const rows = new Database(h.dbPath, { readonly: true });
-    try {
-      expect(rows.query("SELECT session_id FROM pending_handoffs").all()).toEqual([{ session_id: "ghost" }]);
-    } finally {
-      rows.close();
-    }
+    expect(h.read((db) => db.query("SELECT session_id FROM pending_handoffs").all())).toEqual([
+      { session_id: "ghost" },
+    ]);
     expect(readFileSync(`${h.dbPath}-pending/ghost`, "utf8")).toBe("1");
   });
 });

@@ -51,6 +51,16 @@ function runReads(path: string, prefix: string[]) {
   });
 }
 
+let probed: ReturnType<typeof unprivileged> | undefined;
+
+/** How to run a reader that cannot write, probed once (it spawns processes); null says why. */
+function readerThatCannotWrite(): ReturnType<typeof unprivileged> {
+  if (probed === undefined) probed = unprivileged();
+  if (probed === null)
+    console.warn("skipped: no way to run a reader that cannot write here (root without setpriv)");
+  return probed;
+}
+
 describe("reads never write (docs/architecture.md)", () => {
   test("with no -wal or -shm, every read command works and creates nothing", () => {
     using dir = tempDir("tl-ro-");
@@ -70,11 +80,8 @@ describe("reads never write (docs/architecture.md)", () => {
   }, 60_000);
 
   test("in a directory the reader cannot write, every read command works and creates nothing", () => {
-    const how = unprivileged();
-    if (how === null) {
-      console.warn("skipped: no way to run a reader that cannot write here (root without setpriv)");
-      return;
-    }
+    const how = readerThatCannotWrite();
+    if (how === null) return;
     using dir = tempDir("tl-ro-locked-");
     const path = fill(dir.path);
     // Readable by the unprivileged reader, writable by no one but the owner.
@@ -102,11 +109,8 @@ describe("reads never write (docs/architecture.md)", () => {
   }, 60_000);
 
   test("after a hook left its commit in the WAL, a reader that cannot write sees it and creates nothing", async () => {
-    const how = unprivileged();
-    if (how === null) {
-      console.warn("skipped: no way to run a reader that cannot write here (root without setpriv)");
-      return;
-    }
+    const how = readerThatCannotWrite();
+    if (how === null) return;
     using dir = tempDir("tl-ro-kept-");
     const path = fill(dir.path);
     const edit = {

@@ -12,6 +12,13 @@ import { shellQuote } from "./invocation.ts";
 import { cutChars, fit, flatLine, plural } from "./text.ts";
 
 export const CONTEXT_BUDGET = 9500;
+/**
+ * The most characters one printed pull (`recall`, `detail`, `search`) may print: Claude Code's
+ * Bash tool hands the model an output whole only below about 30,000 characters and a 2,000-character
+ * preview above (docs/contract.md#pulls-read-only; shown by test/e2e). The margin covers a
+ * client that counts differently (bytes, a trailing note).
+ */
+export const PULL_MAX_CHARS = 24000;
 export const POSITION_CUT = 600;
 export const WINDOW_TURNS = 20;
 export const MIN_TRUNCATED_ROOM = 400;

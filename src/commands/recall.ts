@@ -86,7 +86,7 @@ export default defineCommand({
       if (mode === "l2") {
         const turns = turnsBefore(db, live, before, limits);
         if (args.json) printJson(recallJson("l2", req, turns));
-        else console.log(renderRecallL2(req, turns, c));
+        else console.log(renderRecallL2(req, turns, selfInvocation(), c));
       } else {
         const rows = summariesBefore(db, live, before, limits);
         if (args.json) printJson(recallJson("l1", req, rows));

@@ -10,6 +10,7 @@
 import { formatClock, formatDate, formatIso, formatRange } from "./clock.ts";
 import { shellQuote } from "./invocation.ts";
 import { cutChars, fit, flatLine, plural } from "./text.ts";
+import { type ToolUse, toolLine } from "./tool-digest.ts";
 
 export const CONTEXT_BUDGET = 9500;
 /**
@@ -26,6 +27,9 @@ export const MIN_TRUNCATED_ROOM = 400;
 export const DETAIL_LABELS_MAX = 8;
 /** A bash-mode turn's output is shown this short; `detail` has all of it. */
 export const SHELL_CUT = 300;
+/** A pushed turn's tool line (core/tool-digest.ts) is cut here; `recall --l2` shows up to TOOLS_FULL_MAX. */
+export const TOOLS_PUSH_MAX = 700;
+export const TOOLS_FULL_MAX = 2000;
 
 /** `<bash-stdout>…</bash-stdout><bash-stderr>…</bash-stderr>` → the text, or null when empty. */
 function shellText(recorded: string | undefined): string | null {
@@ -58,6 +62,10 @@ export interface ChainTurn {
   details: DetailCount[];
   /** What a bash-mode prompt (`!ls`) printed, as Claude Code recorded it. */
   shellOutput?: string;
+  /** The turn's tool calls, for its tool line (core/tool-digest.ts). */
+  tools?: ToolUse[];
+  /** The project of the turn's session: tool paths under it are shown relative to it. */
+  project?: string | null;
 }
 
 export interface ContextInput {
@@ -153,7 +161,13 @@ export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string 
   const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
   const labels = detailLabels(turn.details, notes);
   const suffix = labels.length > 0 ? ` (details: ${labels.join(", ")})` : "";
-  return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}`;
+  const tools = turnToolLine(turn, mode === "push" ? TOOLS_PUSH_MAX : TOOLS_FULL_MAX);
+  return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}${tools ? `\n  ${tools}` : ""}`;
+}
+
+/** `tools: read a.ts; ran `npm test` (failed: exit 1)`, or "" when the turn ran none. */
+export function turnToolLine(turn: ChainTurn, max: number): string {
+  return turn.tools && turn.tools.length > 0 ? toolLine(turn.tools, turn.project ?? null, max) : "";
 }
 
 function renderHeader(input: ContextInput, newestAt: number | null): string {
@@ -361,8 +375,9 @@ export function nextOlderTurn(
  * The ISO start names the turn to the millisecond within the project (detail's default scope),
  * so the pointer stays short whatever the session id.
  */
-export function truncationSuffix(turn: ChainTurn, command: string): string {
-  return ` …(truncated; full text: ${command} detail ${formatIso(turn.startedAt)})`;
+export function truncationSuffix(turn: ChainTurn, command: string, session?: string): string {
+  const scope = session === undefined ? "" : ` --session ${shellQuote(session)}`;
+  return ` …(truncated; full text: ${command} detail ${formatIso(turn.startedAt)}${scope})`;
 }
 
 /** `command` is the invocation baked into every pull (core/invocation.ts selfInvocation). */

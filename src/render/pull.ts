@@ -3,9 +3,15 @@
  * Plain text a model can read; style only decorates headings when stdout is a terminal.
  */
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
-import { type DetailCount, renderTurnBlock, turnKey } from "../core/context.ts";
+import {
+  type DetailCount,
+  PULL_MAX_CHARS,
+  renderTurnBlock,
+  truncationSuffix,
+  turnKey,
+} from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
-import { flatLine } from "../core/text.ts";
+import { cutChars, fit, flatLine, plural } from "../core/text.ts";
 import type { DetailRow, LoadedTurn, SummaryRow, TurnText } from "../db/queries/chain.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 
@@ -31,35 +37,102 @@ export interface RecallRequest {
   last: number | null;
 }
 
+/**
+ * How many of the newest items fit in `room` characters (each item costs its length plus one
+ * newline), at least one whenever there is any: the caller cuts a lone item that is still too long.
+ * A page never ends inside a millisecond that an older item shares, because the next page asks for
+ * items strictly before the oldest shown one: such items move to the next page too.
+ */
+export function newestThatFit(lengths: readonly number[], starts: readonly number[], room: number): number {
+  const n = lengths.length;
+  let used = 0;
+  let k = 0;
+  while (k < n) {
+    const cost = lengths[n - 1 - k]! + 1;
+    if (used + cost > room && k > 0) break;
+    used += cost;
+    k++;
+  }
+  let settled = k;
+  while (settled > 0 && settled < n && starts[n - settled - 1] === starts[n - settled]) settled--;
+  // A page of one millisecond only (never seen in a real transcript) is shown whole rather than empty.
+  return settled > 0 ? settled : k;
+}
+
+/** The line that ends a page: the exact command for the rest, older items first shown there. */
+function nextPageLine(what: string, command: string): string {
+  return `Next page (${what}): \`${command}\``;
+}
+
+/** `command` is the invocation the next-page and `detail` pointers are printed with (core/invocation.ts). */
 export function renderRecallL2(
   req: RecallRequest,
   turns: readonly LoadedTurn[],
+  command: string,
   c: Colors = PLAIN_COLORS,
+  max = PULL_MAX_CHARS,
 ): string {
   const asked = req.last ?? turns.length;
-  const head = c.bold(
-    turns.length === 0
-      ? `## recall --l2: no turns start before ${formatIso(req.before)} (session ${req.sessionId})`
-      : `## recall --l2: ${turns.length === 1 ? "1 turn" : `${turns.length} turns`} before ${formatIso(req.before)}, oldest first (session ${req.sessionId})`,
-  );
-  const lines = [head];
+  const headOf = (shown: number) =>
+    c.bold(
+      turns.length === 0
+        ? `## recall --l2: no turns start before ${formatIso(req.before)} (session ${req.sessionId})`
+        : shown === turns.length
+          ? `## recall --l2: ${turns.length === 1 ? "1 turn" : `${turns.length} turns`} before ${formatIso(req.before)}, oldest first (session ${req.sessionId})`
+          : `## recall --l2: the newest ${shown} of ${turns.length} turns before ${formatIso(req.before)}, oldest first (session ${req.sessionId}); the older ones are on the next page`,
+    );
+  const lines = [headOf(turns.length)];
   if (turns.length < asked)
     lines.push(`(asked for ${asked}; only ${turns.length} start before this boundary)`);
-  const blocks = dated(
-    turns,
-    (t) => t.startedAt,
-    (t) => `${renderTurnBlock(t, "full")}\n`,
-    c,
+  const blocks = turns.map((t) => `${renderTurnBlock(t, "full")}\n`);
+  const whole = [
+    ...lines,
+    ...dated(
+      turns,
+      (t) => t.startedAt,
+      (t) => `${renderTurnBlock(t, "full")}\n`,
+      c,
+    ),
+  ]
+    .join("\n")
+    .trimEnd();
+  if (whole.length <= max) return whole;
+  // The newest turns first: what the next prompt most likely needs. Room is kept for the head,
+  // the date lines and the next-page line.
+  const id = shellQuote(req.sessionId);
+  const pointer = (oldest: LoadedTurn, rest: number) =>
+    nextPageLine(
+      `${plural(rest, "older turn")}`,
+      `${command} recall --l2 --session ${id} --before ${formatIso(oldest.startedAt)} --last ${rest}`,
+    );
+  const reserve = headOf(0).length + 200 + pointer(turns[0]!, turns.length).length + 40 * 24;
+  const room = max - reserve;
+  const k = newestThatFit(
+    blocks.map((b) => b.length),
+    turns.map((t) => t.startedAt),
+    room,
   );
-  return [...lines, ...blocks].join("\n").trimEnd();
+  let shown = turns.slice(turns.length - k);
+  const rest = turns.length - k;
+  const render = (t: LoadedTurn) => {
+    const block = `${renderTurnBlock(t, "full")}\n`;
+    if (block.length <= room) return block;
+    const suffix = truncationSuffix(t, command, req.sessionId);
+    return `${cutChars(block, room - suffix.length)}${suffix}\n`;
+  };
+  if (k === 0) shown = [];
+  const out = [headOf(k), ...dated(shown, (t) => t.startedAt, render, c)];
+  if (rest > 0) out.push(pointer(shown[0]!, rest));
+  return fit(out.join("\n").trimEnd(), max);
 }
 
-/** `command` is the invocation the `detail` pointers are printed with (core/invocation.ts). */
+/** `command` is the invocation the `detail` and next-page pointers are printed with (core/invocation.ts). */
 export function renderRecallL1(
   req: RecallRequest,
   rows: readonly SummaryRow[],
   command: string,
   c: Colors = PLAIN_COLORS,
+  max = PULL_MAX_CHARS,
 ): string {
   const summarized = rows.filter((r) => r.summary !== null).length;
   const scope =
@@ -73,21 +146,59 @@ export function renderRecallL1(
   ];
   if (req.last !== null && rows.length < req.last)
     lines.push(`(asked for ${req.last}; only ${rows.length} exist in this range)`);
-  // A loop, not map/spread: a baked --l1 may name every turn of a 100,000-turn chain.
+  const id = shellQuote(req.sessionId);
+  const entry = (r: SummaryRow, iso: string) => {
+    const summary =
+      r.summary === null
+        ? `(not summarized) full text: ${command} detail ${iso} --session ${id}`
+        : MULTI_SPACE.test(r.summary)
+          ? flatLine(r.summary, Number.MAX_SAFE_INTEGER) // one line each, whatever the backend wrote
+          : r.summary;
+    return `[${iso.slice(11, 19)}] ${summary}`;
+  };
+  // A loop, not map/spread: a baked --l1 may name every turn of a 100,000-turn chain. Lines are
+  // built newest first until the page is full, then printed oldest first.
+  const reserve = lines.join("\n").length + 300;
+  const picked: string[] = [];
+  let used = 0;
+  let i = rows.length - 1;
+  for (; i >= 0; i--) {
+    const iso = formatIso(rows[i]!.started_at);
+    const line = entry(rows[i]!, iso);
+    const cost =
+      line.length +
+      1 +
+      (i === 0 || formatIso(rows[i - 1]!.started_at).slice(0, 10) !== iso.slice(0, 10) ? 30 : 0);
+    if (used + cost > max - reserve && picked.length > 0) break;
+    used += cost;
+    picked.push(line);
+  }
+  // The next page asks for turns strictly before the oldest shown one: never split a millisecond.
+  let first = i + 1;
+  while (first < rows.length - 1 && first > 0 && rows[first]!.started_at === rows[first - 1]!.started_at) {
+    first++;
+    picked.pop();
+  }
   let day = "";
-  for (const r of rows) {
-    const iso = formatIso(r.started_at);
+  for (let j = first; j < rows.length; j++) {
+    const iso = formatIso(rows[j]!.started_at);
     if (iso.slice(0, 10) !== day) {
       day = iso.slice(0, 10);
       lines.push(c.dim(`--- ${day} (UTC) ---`));
     }
-    const summary =
-      r.summary === null
-        ? `(not summarized) full text: ${command} detail ${iso} --session ${shellQuote(req.sessionId)}`
-        : MULTI_SPACE.test(r.summary)
-          ? flatLine(r.summary, Number.MAX_SAFE_INTEGER) // one line each, whatever the backend wrote
-          : r.summary;
-    lines.push(`[${iso.slice(11, 19)}] ${summary}`);
+    lines.push(picked[rows.length - 1 - j]!);
+  }
+  if (first > 0) {
+    lines[0] = c.bold(
+      `## recall --l1: the newest ${rows.length - first} of ${rows.length} turns, ${summarized} summarized (${scope}; session ${req.sessionId}); the older ones are on the next page`,
+    );
+    const last = req.last !== null ? ` --last ${first}` : "";
+    lines.push(
+      nextPageLine(
+        plural(first, "older turn"),
+        `${command} recall --l1 --session ${id} --before ${formatIso(rows[first]!.started_at)}${last}`,
+      ),
+    );
   }
   return lines.join("\n");
 }

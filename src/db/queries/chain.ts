@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import type { TimeWindow } from "../../core/clock.ts";
 import { type ChainTurn, type ContextInput, type DetailCount, WINDOW_TURNS } from "../../core/context.ts";
 import { selfInvocation } from "../../core/invocation.ts";
+import type { ToolUse } from "../../core/tool-digest.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
 import { chainKeyOf, resolveLive } from "./sessions.ts";
@@ -133,12 +134,95 @@ export function detailCounts(db: Database, turnIds: readonly number[]): Map<numb
   return out;
 }
 
+/** A string field of a tool input (`j.js`: the input when it is valid JSON, else null). */
+const field = (name: string) => `json_extract(j.js, '$.${name}')`;
+
+/** How much of an edit's or a write's text the tool line reads for the names it wrote. */
+const ADDED_HEAD = 4000;
+
+interface ToolUseRow {
+  turn_id: number;
+  tool: string | null;
+  path: string | null;
+  command: string | null;
+  pattern: string | null;
+  url: string | null;
+  query: string | null;
+  description: string | null;
+  added: string | null;
+  removed: string | null;
+  is_error: number | null;
+  output: string | null;
+  project: string | null;
+}
+
+/**
+ * Each turn's tool calls with the few input fields its tool line names (core/tool-digest.ts), the
+ * head of its result and the project of its session; inputs that are not valid JSON (cut by
+ * redaction) give nulls, never an error.
+ */
+export function toolUsesOf(
+  db: Database,
+  turnIds: readonly number[],
+): Map<number, { uses: ToolUse[]; project: string | null }> {
+  const out = new Map<number, { uses: ToolUse[]; project: string | null }>();
+  if (turnIds.length === 0) return out;
+  const rows = db
+    .query<ToolUseRow, { ids: string; head: number }>(
+      `SELECT d.turn_id, d.tool_name AS tool,
+              coalesce(${field("file_path")}, ${field("notebook_path")}, ${field("path")}) AS path,
+              substr(${field("command")}, 1, 400) AS command, substr(${field("pattern")}, 1, 400) AS pattern,
+              substr(${field("url")}, 1, 400) AS url, substr(${field("query")}, 1, 400) AS query,
+              substr(${field("description")}, 1, 400) AS description,
+              substr(coalesce(${field("new_string")}, ${field("content")}, ${field("new_source")},
+                              ${field("edits[0].new_string")}), 1, $head) AS added,
+              substr(coalesce(${field("old_string")}, ${field("edits[0].old_string")}), 1, $head) AS removed,
+              o.is_error, substr(o.output, 1, 600) AS output, s.project
+       FROM details d
+       JOIN (SELECT id, CASE WHEN json_valid(input) THEN input END AS js
+             FROM details WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'tool_input') j
+         ON j.id = d.id
+       LEFT JOIN details o ON o.turn_id = d.turn_id AND o.kind = 'tool_output' AND o.tool_use_id = d.tool_use_id
+       LEFT JOIN sessions s ON s.id = d.origin_session_id
+       ORDER BY d.turn_id, d.ord, d.id`,
+    )
+    .all({ ids: JSON.stringify(turnIds), head: ADDED_HEAD });
+  for (const r of rows) {
+    let entry = out.get(r.turn_id);
+    if (!entry) {
+      entry = { uses: [], project: r.project };
+      out.set(r.turn_id, entry);
+    }
+    entry.uses.push({
+      tool: r.tool ?? "tool",
+      path: typeof r.path === "string" ? r.path : null,
+      command: typeof r.command === "string" ? r.command : null,
+      pattern: typeof r.pattern === "string" ? r.pattern : null,
+      url: typeof r.url === "string" ? r.url : null,
+      query: typeof r.query === "string" ? r.query : null,
+      description: typeof r.description === "string" ? r.description : null,
+      added: typeof r.added === "string" ? r.added : null,
+      removed: typeof r.removed === "string" ? r.removed : null,
+      isError: r.is_error === 1,
+      output: r.output,
+    });
+  }
+  return out;
+}
+
 function withDetails(db: Database, rows: TurnRow[]): LoadedTurn[] {
-  const counts = detailCounts(
-    db,
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) => toChainTurn(r, counts.get(r.id) ?? []));
+  const ids = rows.map((r) => r.id);
+  const counts = detailCounts(db, ids);
+  const tools = toolUsesOf(db, ids);
+  return rows.map((r) => {
+    const t = toChainTurn(r, counts.get(r.id) ?? []);
+    const used = tools.get(r.id);
+    if (used) {
+      t.tools = used.uses;
+      t.project = used.project;
+    }
+    return t;
+  });
 }
 
 /** The newest `limit` turns of the chain, oldest first, with L2 and L3 counts. */

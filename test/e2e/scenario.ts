@@ -8,13 +8,25 @@ import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import {
   type E2EHome,
   hookEvents,
+  type PrintOptions,
   queryDb,
   readHookLog,
+  runPrint,
   type TmuxClaude,
   type TranscriptEntry,
   waitUntil,
 } from "./driver.ts";
-import { type MessagesBody, type RecordedRequest, type Reply, requestText } from "./stand-in.ts";
+import {
+  type ContentBlock,
+  lastPrompt,
+  type MessagesBody,
+  type RecordedRequest,
+  type Reply,
+  requestText,
+  stepInTurn,
+  toolResults,
+  toolResultText,
+} from "./stand-in.ts";
 
 /** A short random tag, so every scenario's text is its own. */
 export function nonce(): string {
@@ -173,4 +185,163 @@ export async function typeTurns(
     await waitStored(h, sessionId, prompt, reply(i, prompt));
   }
   return sessionId;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bash output as the model receives it (output-limit.test.ts), and paged pulls
+
+/** One Bash call as the model got its result back: the command it ran and what arrived. */
+export interface BashResult {
+  toolUseId: string;
+  command: string;
+  /** The tool_result text, exactly as it reached the model. */
+  output: string;
+  isError: boolean;
+}
+
+/**
+ * The Bash results a request carries back to the model (the tool_result blocks of its newest
+ * user message), each joined with the command of its `tool_use` in the assistant message before.
+ */
+export function bashResults(body: MessagesBody): BashResult[] {
+  const msgs = body.messages ?? [];
+  const commands = new Map<string, string>();
+  for (const m of msgs)
+    if (m.role === "assistant" && typeof m.content !== "string")
+      for (const b of m.content)
+        if (b.type === "tool_use" && b.name === "Bash" && typeof b.id === "string")
+          commands.set(b.id, String((b.input as { command?: unknown } | undefined)?.command ?? ""));
+  return toolResults(body)
+    .filter((b: ContentBlock) => typeof b.tool_use_id === "string" && commands.has(b.tool_use_id))
+    .map((b) => ({
+      toolUseId: b.tool_use_id as string,
+      command: commands.get(b.tool_use_id as string)!,
+      output: toolResultText(b),
+      isError: b.is_error === true,
+    }));
+}
+
+/**
+ * Every Bash result of these requests as it first arrived (read from the request right after the
+ * call, not from later history, which the client may shorten), in the order the requests came.
+ */
+export function arrivedBashResults(requests: RecordedRequest[]): BashResult[] {
+  return requests.flatMap((r) => (r.body ? bashResults(r.body) : []));
+}
+
+export interface PersistedOutput {
+  /** As the client words it: `29.3KB`, `119KB`. */
+  size: string;
+  /** Where the client saved the whole output (under `$CLAUDE_CONFIG_DIR/projects/…/tool-results/`). */
+  path: string;
+  preview: string;
+}
+
+/**
+ * What Claude Code hands the model in place of a Bash output over its limit (30,000 UTF-8 bytes
+ * in 2.1.197 and 2.1.332, output-limit.test.ts): the saved file's path and a preview of the first
+ * ≤ 2,000 characters, cut at a line break:
+ *
+ *     <persisted-output>
+ *     Output too large (29.3KB). Full output saved to: <path>
+ *
+ *     Preview (first 2KB):
+ *     <preview>
+ *     ...
+ *     </persisted-output>
+ *
+ * Returns null for anything else (an output that arrived whole).
+ */
+export function persistedOutput(output: string): PersistedOutput | null {
+  if (!output.includes("<persisted-output>")) return null;
+  const m =
+    /<persisted-output>\nOutput too large \(([^)]*)\)\. Full output saved to: ([^\n]+)\n\nPreview \([^)]*\):\n([\s\S]*)\n\.\.\.\n<\/persisted-output>\s*$/.exec(
+      output,
+    );
+  // A shape we do not know yet still counts as persisted: a preview must never pass for whole.
+  return m ? { size: m[1]!, path: m[2]!, preview: m[3]! } : { size: "", path: "", preview: output };
+}
+
+/** The line a paged pull prints when more follows (the product's wording, once paging exists). */
+export const NEXT_PAGE_MARKER = "next page:";
+
+/**
+ * The command a paged pull's output names after `next page:` (in backquotes, or the rest of the
+ * line), or null when there is none: the last page. The last such line counts.
+ */
+export function nextPage(output: string, marker = NEXT_PAGE_MARKER): string | null {
+  const at = output.lastIndexOf(marker);
+  if (at < 0) return null;
+  const rest = output
+    .slice(at + marker.length)
+    .split("\n")[0]!
+    .trim();
+  const quoted = /^`([^`]+)`/.exec(rest);
+  const command = quoted ? quoted[1]!.trim() : rest;
+  return command === "" ? null : command;
+}
+
+export interface FollowPagesOptions {
+  marker?: string;
+  /** The model's answer once a page names no next page (default `Read every page.`). */
+  done?: string;
+  /** A safety stop: after this many pages the model answers `done` anyway (default 50). */
+  maxPages?: number;
+}
+
+/**
+ * The stand-in model's side of a paged pull, for one request of the turn: the first request runs
+ * `first` with the Bash tool; each later one runs the command the newest result names after
+ * `next page:`, until a result names none (or `maxPages` were read), then answers `done`. Use it
+ * inside a script, for the prompt that starts the pull: `(r, body) => followPages(body, cmd)`.
+ */
+export function followPages(
+  body: MessagesBody,
+  first: string,
+  opts: FollowPagesOptions = {},
+): Reply | string {
+  const step = stepInTurn(body);
+  if (step === 0) return bash(first);
+  const done = opts.done ?? "Read every page.";
+  if (step >= (opts.maxPages ?? 50)) return done;
+  const newest = toolResults(body).map(toolResultText).join("\n");
+  const next = nextPage(newest, opts.marker);
+  return next === null ? done : bash(next);
+}
+
+export interface PagedPull {
+  sessionId: string;
+  /** Every page as it reached the model, in order: `pages[0]` is `first`'s output. */
+  pages: BashResult[];
+  /** The model's final answer (`done`). */
+  result: string;
+}
+
+/**
+ * One `claude -p` turn in which the stand-in model pages through a pull: `first`, then every
+ * `next page:` command, to the last page (followPages). It replaces the stand-in's script for
+ * that prompt only (other prompts still reach the previous script). Pass `print.allowedTools`
+ * when the commands have no allow rule of their own (an install writes them for real pulls).
+ */
+export async function runPagedPull(
+  h: E2EHome,
+  first: string,
+  opts: FollowPagesOptions & { print?: PrintOptions } = {},
+): Promise<PagedPull> {
+  const go = `page through ${nonce()}`;
+  const previous = h.standIn.getScript();
+  h.standIn.setScript((r, body) =>
+    lastPrompt(body).includes(go) ? followPages(body, first, opts) : previous?.(r, body),
+  );
+  try {
+    const r = await runPrint(h, go, opts.print);
+    if (r.exitCode !== 0) throw new Error(`claude -p exited ${r.exitCode}: ${r.stderr || r.stdout}`);
+    return {
+      sessionId: r.sessionId,
+      pages: arrivedBashResults(sessionRequests(h, r.sessionId)),
+      result: r.result,
+    };
+  } finally {
+    h.standIn.setScript(previous);
+  }
 }

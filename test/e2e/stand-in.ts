@@ -101,6 +101,8 @@ export interface StandIn {
   enqueue(...replies: (Reply | string)[]): void;
   /** Replace the script function. */
   setScript(fn: ScriptFn | undefined): void;
+  /** The script function in use (to wrap it, and put it back after). */
+  getScript(): ScriptFn | undefined;
   mainRequests(sessionId?: string): RecordedRequest[];
   /** Resolves once `pred` holds over the recorded requests (polled), or rejects after `timeoutMs`. */
   waitFor(pred: (reqs: RecordedRequest[]) => boolean, timeoutMs?: number, what?: string): Promise<void>;
@@ -432,6 +434,7 @@ export async function startStandIn(opts: StandInOptions = {}): Promise<StandIn> 
     setScript: (fn) => {
       script = fn;
     },
+    getScript: () => script,
     mainRequests: (sessionId) =>
       requests.filter((r) => r.kind === "main" && (sessionId === undefined || r.sessionId === sessionId)),
     waitFor: async (pred, timeoutMs = 30_000, what = "stand-in condition") => {

@@ -1,19 +1,27 @@
 import { defineCommand } from "citty";
 import { candidateWindows, parseWhen, type TimeWindow } from "../core/clock.ts";
+import { commandLine, selfInvocation, shellQuote } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { openForRead } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
-import { detailsOf, resolveChain, scopeSpan, type TurnText, turnsDuring } from "../db/queries/chain.ts";
+import {
+  detailsOf,
+  itemOf,
+  resolveChain,
+  scopeSpan,
+  type TurnText,
+  turnsDuring,
+} from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
-import { type DetailView, detailJson, renderDetail } from "../render/pull.ts";
+import { type DetailView, detailJson, renderDetail, renderItem } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { parseCount, terminalColors } from "./_pull-args.ts";
 
 export const DETAIL_LIMIT = 5;
-export const DETAIL_MAX_CHARS = 4000;
 
 /**
- * `detail <when>` (docs/contract.md#pulls-read-only): whole turns (both L2 rows) and all their L3, grouped by kind.
+ * `detail <when>` (docs/contract.md#pulls-read-only): whole turns (both L2 rows) and all their L3, grouped by kind,
+ * a page at a time (render/pull.ts renderDetail); `detail --item <ref>` one stored item whole, paged.
  * Clock times are placed on the dates the scope's turns really have, newest first.
  */
 export default defineCommand({
@@ -35,24 +43,42 @@ export default defineCommand({
     },
     limit: {
       type: "string",
-      description: `At most this many turns (default ${DETAIL_LIMIT}; 0 = all)`,
+      description: `At most this many turns per page (default ${DETAIL_LIMIT}; 0 = all that fit)`,
+      valueHint: "n",
+    },
+    skip: {
+      type: "string",
+      description: "Skip the first N matching turns (the next page; the output prints the command)",
       valueHint: "n",
     },
     "max-chars": {
       type: "string",
-      description: `Cut each tool input/output and note at this many characters (default ${DETAIL_MAX_CHARS}; 0 = no cut)`,
+      description:
+        "Cut each item at this many characters (default 0: as long as the page allows; a page is at most 24,000 characters)",
+      valueHint: "n",
+    },
+    item: {
+      type: "string",
+      description: "Show one stored item whole (the ref a cut item names), a page at a time",
+      valueHint: "ref",
+    },
+    offset: {
+      type: "string",
+      description: "--item: start at this character (the next page)",
       valueHint: "n",
     },
     ...dbArgs,
     ...jsonArgs,
   },
   run({ args }) {
+    if (args.item !== undefined) return showItem(args.item, args.offset, args.db, args.json === true);
     const query = [args.when, ...args._.slice(args.when ? 1 : 0)].filter(Boolean).join(" ");
     if (!query)
       throw new ThroughlineError("E_ARGS", "detail needs a time: HH:MM, HH:MM:SS, a range A-B, or ISO-8601");
     const spec = parseWhen(query);
     const limit = parseCount("limit", args.limit, DETAIL_LIMIT) ?? DETAIL_LIMIT;
-    const maxChars = parseCount("max-chars", args["max-chars"], DETAIL_MAX_CHARS) ?? DETAIL_MAX_CHARS;
+    const maxChars = parseCount("max-chars", args["max-chars"], 0) ?? 0;
+    const skip = parseCount("skip", args.skip, 0) ?? 0;
     const db = openForRead(databasePath(process.env, args.db));
     try {
       let scope: Scope;
@@ -85,14 +111,23 @@ export default defineCommand({
             break;
           }
         }
-      const shown = limit > 0 ? found.slice(0, limit) : found;
+      const shown = limit > 0 ? found.slice(skip, skip + limit) : found.slice(skip);
+      const again = [
+        commandLine(selfInvocation(), "detail", query),
+        ...(args.session ? ["--session", args.session] : []),
+        ...(args.limit !== undefined ? ["--limit", String(limit)] : []),
+        ...(args["max-chars"] !== undefined ? ["--max-chars", String(maxChars)] : []),
+      ];
       const view: DetailView = {
         query,
         scope: scopeText,
         window,
         total: found.length,
         limit,
+        skip,
         maxChars,
+        command: selfInvocation(),
+        again: again.map((a, i) => (i === 0 ? a : shellQuote(a))).join(" "),
         turns: shown,
         details: detailsOf(
           db,
@@ -106,3 +141,31 @@ export default defineCommand({
     }
   },
 });
+
+function showItem(
+  ref: string,
+  offsetArg: string | undefined,
+  dbArg: string | undefined,
+  json: boolean,
+): void {
+  const offset = parseCount("offset", offsetArg, 0) ?? 0;
+  const db = openForRead(databasePath(process.env, dbArg));
+  try {
+    const item = itemOf(db, ref.trim());
+    if (item === null)
+      throw new ThroughlineError("E_NO_ITEM", `no item ${ref} in this database`, {
+        hint: "a cut item in `detail` output names its ref (`detail --item <ref>`)",
+      });
+    if (json)
+      printJson({
+        schema: "throughline.item.v1",
+        ref,
+        turn_key: item.turnKey,
+        label: item.label,
+        text: item.text,
+      });
+    else console.log(renderItem(item, ref.trim(), Math.min(offset, item.text.length), selfInvocation()));
+  } finally {
+    db.close();
+  }
+}

@@ -14,12 +14,14 @@ import { type ToolUse, toolLine } from "./tool-digest.ts";
 
 export const CONTEXT_BUDGET = 9500;
 /**
- * The most characters one printed pull (`recall`, `detail`, `search`) may print: Claude Code's
- * Bash tool hands the model an output whole only below about 30,000 characters and a 2,000-character
- * preview above (docs/contract.md#pulls-read-only; shown by test/e2e). The margin covers a
- * client that counts differently (bytes, a trailing note).
+ * The most UTF-8 bytes one printed pull (`recall`, `detail`, `search`) may print: Claude Code's
+ * Bash tool hands the model an output whole up to 30,000 bytes (bytes, not characters: 2.1.197 and
+ * 2.1.332 alike) and only a 2,000-character preview above (docs/contract.md#pulls-read-only;
+ * test/e2e/output-limit.test.ts). The margin leaves room for stderr and a client that moves.
  */
-export const PULL_MAX_CHARS = 24000;
+export const PULL_MAX_BYTES = 24000;
+/** @deprecated the page limit is in bytes: PULL_MAX_BYTES. */
+export const PULL_MAX_CHARS = PULL_MAX_BYTES;
 export const POSITION_CUT = 600;
 export const WINDOW_TURNS = 20;
 export const MIN_TRUNCATED_ROOM = 400;
@@ -131,12 +133,13 @@ export function earlierNotes(assistant: string, finalText: string | null): numbe
 }
 
 /** `4 earlier notes, Bash ×3, Edit, thinking`: what `detail` holds beyond the pushed lines. */
-export function detailLabels(details: readonly DetailCount[], notes: number): string[] {
+export function detailLabels(details: readonly DetailCount[], notes: number, toolLine = false): string[] {
   const labels: string[] = [];
   if (notes > 0) labels.push(notes === 1 ? "1 earlier note" : `${notes} earlier notes`);
   const counts = new Map<string, number>();
   for (const d of details) {
     if (d.kind === "tool_output") continue; // paired with its tool_input
+    if (toolLine && d.kind === "tool_input") continue; // the tool line names what they did
     // Claude Code's own context injections (skill listings, hook successes) are not the turn's work.
     if (d.kind === "attachment" || d.kind === "hook") continue;
     const label = d.kind === "tool_input" ? (d.toolName ?? "tool") : (KIND_LABELS[d.kind] ?? d.kind);
@@ -159,9 +162,9 @@ export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string 
     return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [shell]: ${flatLine(shell, SHELL_CUT)}`;
   const reply = text !== null && text.trim() !== "" ? text : "(no reply)";
   const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
-  const labels = detailLabels(turn.details, notes);
-  const suffix = labels.length > 0 ? ` (details: ${labels.join(", ")})` : "";
   const tools = turnToolLine(turn, mode === "push" ? TOOLS_PUSH_MAX : TOOLS_FULL_MAX);
+  const labels = detailLabels(turn.details, notes, tools !== "");
+  const suffix = labels.length > 0 ? ` (details: ${labels.join(", ")})` : "";
   return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}${tools ? `\n  ${tools}` : ""}`;
 }
 
@@ -185,7 +188,7 @@ function renderHeader(input: ContextInput, newestAt: number | null): string {
   ].join("\n");
 }
 
-function renderPosition(input: ContextInput): string {
+function renderPosition(input: ContextInput, command: string): string {
   const last = input.window[input.window.length - 1];
   if (!last) return "## Current position\n(no turns yet)";
   // `/exit`, `/clear`, `/tl`… stay turns, but the position names the last real instruction.
@@ -199,6 +202,8 @@ function renderPosition(input: ContextInput): string {
     reply
       ? `Latest reply [${formatClock(reply.at)}]: ${flatLine(reply.text, POSITION_CUT)}`
       : "Latest reply: (no reply yet)",
+    // The turn just finished is what the next prompt most often needs beyond its text.
+    `Latest turn in full (its text, every tool call and output): \`${command} detail ${formatIso(last.startedAt)} --session ${shellQuote(input.sessionId)}\``,
   ].join("\n");
 }
 
@@ -285,7 +290,7 @@ function fixedParts(input: ContextInput, command: string): Fixed {
   const newest = input.window[input.window.length - 1];
   return {
     blocks: input.window.map((t) => renderTurnBlock(t, "push")),
-    head: `${renderHeader(input, newest?.startedAt ?? null)}\n\n${renderPosition(input)}`,
+    head: `${renderHeader(input, newest?.startedAt ?? null)}\n\n${renderPosition(input, command)}`,
     command,
   };
 }

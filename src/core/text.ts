@@ -26,6 +26,24 @@ export function flatLine(text: string, max: number, mark = " …"): string {
   return fit(text.replace(/\s+/g, " ").trim(), max, mark);
 }
 
+/** How many bytes `text` takes as UTF-8: what Claude Code measures a Bash output by. */
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** The longest prefix of `text` (from `start`) that takes at most `bytes` bytes as UTF-8. */
+export function sliceBytes(text: string, start: number, bytes: number): string {
+  let lo = start;
+  let hi = Math.min(text.length, start + bytes);
+  if (utf8Length(text.slice(start, hi)) <= bytes) return text.slice(start, hi);
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (utf8Length(text.slice(start, mid)) <= bytes) lo = mid;
+    else hi = mid;
+  }
+  return cutChars(text.slice(start), lo - start);
+}
+
 /** `1 turn`, `2 turns`; `many` for irregular plurals. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;

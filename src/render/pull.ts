@@ -5,13 +5,13 @@
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
 import {
   type DetailCount,
-  PULL_MAX_CHARS,
+  PULL_MAX_BYTES,
   renderTurnBlock,
   truncationSuffix,
   turnKey,
 } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
-import { cutChars, fit, flatLine, plural } from "../core/text.ts";
+import { cutChars, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
 import type { DetailRow, LoadedTurn, SummaryRow, TurnText } from "../db/queries/chain.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 
@@ -70,7 +70,7 @@ export function renderRecallL2(
   turns: readonly LoadedTurn[],
   command: string,
   c: Colors = PLAIN_COLORS,
-  max = PULL_MAX_CHARS,
+  max = PULL_MAX_BYTES,
 ): string {
   const asked = req.last ?? turns.length;
   const headOf = (shown: number) =>
@@ -96,7 +96,7 @@ export function renderRecallL2(
   ]
     .join("\n")
     .trimEnd();
-  if (whole.length <= max) return whole;
+  if (utf8Length(whole) <= max) return whole;
   // The newest turns first: what the next prompt most likely needs. Room is kept for the head,
   // the date lines and the next-page line.
   const id = shellQuote(req.sessionId);
@@ -105,10 +105,10 @@ export function renderRecallL2(
       `${plural(rest, "older turn")}`,
       `${command} recall --l2 --session ${id} --before ${formatIso(oldest.startedAt)} --last ${rest}`,
     );
-  const reserve = headOf(0).length + 200 + pointer(turns[0]!, turns.length).length + 40 * 24;
+  const reserve = utf8Length(headOf(0)) + 200 + utf8Length(pointer(turns[0]!, turns.length)) + 40 * 24;
   const room = max - reserve;
   const k = newestThatFit(
-    blocks.map((b) => b.length),
+    blocks.map(utf8Length),
     turns.map((t) => t.startedAt),
     room,
   );
@@ -116,14 +116,14 @@ export function renderRecallL2(
   const rest = turns.length - k;
   const render = (t: LoadedTurn) => {
     const block = `${renderTurnBlock(t, "full")}\n`;
-    if (block.length <= room) return block;
+    if (utf8Length(block) <= room) return block;
     const suffix = truncationSuffix(t, command, req.sessionId);
-    return `${cutChars(block, room - suffix.length)}${suffix}\n`;
+    return `${sliceBytes(block, 0, room - utf8Length(suffix))}${suffix}\n`;
   };
   if (k === 0) shown = [];
   const out = [headOf(k), ...dated(shown, (t) => t.startedAt, render, c)];
   if (rest > 0) out.push(pointer(shown[0]!, rest));
-  return fit(out.join("\n").trimEnd(), max);
+  return out.join("\n").trimEnd();
 }
 
 /** `command` is the invocation the `detail` and next-page pointers are printed with (core/invocation.ts). */
@@ -132,7 +132,7 @@ export function renderRecallL1(
   rows: readonly SummaryRow[],
   command: string,
   c: Colors = PLAIN_COLORS,
-  max = PULL_MAX_CHARS,
+  max = PULL_MAX_BYTES,
 ): string {
   const summarized = rows.filter((r) => r.summary !== null).length;
   const scope =
@@ -158,7 +158,7 @@ export function renderRecallL1(
   };
   // A loop, not map/spread: a baked --l1 may name every turn of a 100,000-turn chain. Lines are
   // built newest first until the page is full, then printed oldest first.
-  const reserve = lines.join("\n").length + 300;
+  const reserve = utf8Length(lines.join("\n")) + 300;
   const picked: string[] = [];
   let used = 0;
   let i = rows.length - 1;
@@ -252,9 +252,15 @@ export interface DetailView {
   window: { from: number; to: number } | null;
   total: number;
   limit: number;
+  /** Turns of the match skipped before this page (`--skip`). */
+  skip: number;
+  /** Each item at most this long; 0: as long as the page allows. */
   maxChars: number;
   turns: readonly TurnText[];
   details: readonly DetailRow[];
+  /** The invocation pointers are printed with, and the command line of this page without `--skip`. */
+  command: string;
+  again: string;
 }
 
 /** `12,345`, without Intl (its first use loads ICU data: milliseconds on a cold start). */
@@ -262,9 +268,87 @@ function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
-function capped(text: string, max: number): string {
-  if (max <= 0 || text.length <= max) return text;
-  return `${text.slice(0, max)} … [+${thousands(text.length - max)} chars; --max-chars 0 shows all]`;
+/**
+ * Attachments Claude Code writes for itself (its system prompt, skill, agent and tool listings,
+ * environment snapshots): the same in every turn, so `detail` counts them instead of printing them;
+ * `--json` and `--item` still show them. The search index skips the same names (db/schema.ts,
+ * migration 4, keeps its own frozen copy).
+ */
+export const CLIENT_CONTEXT = new Set([
+  "prompt_snapshot",
+  "skill_listing",
+  "agent_listing_delta",
+  "deferred_tools_delta",
+  "mcp_instructions_delta",
+  "environment",
+  "model",
+  "auto_mode",
+  "session_context",
+  "date",
+  "date_change",
+  "remote_session_change",
+  "output_style",
+  "plan_mode",
+  "todo_reminder",
+  "task_reminder",
+  "critical_system_reminder",
+  "token_usage",
+  "budget_usd",
+  "companion_intro",
+  "invoked_skills",
+]);
+
+export function isClientContext(r: { kind: string; tool_name: string | null }): boolean {
+  return r.kind === "attachment" && CLIENT_CONTEXT.has(r.tool_name ?? "");
+}
+
+/** A piece of a detail page that may be cut: its text and the `--item` that shows all of it. */
+interface Slot {
+  text: string;
+  item: string;
+}
+type Piece = string | Slot;
+
+/** An item shorter than this is never cut; a page that would need it split shows fewer turns. */
+const MIN_CUT = 240;
+
+function cutMarker(cut: number, command: string, item: string): string {
+  return `\n[… ${thousands(cut)} chars cut; all of it: ${command} detail --item ${item} …]\n`;
+}
+
+/** Head and tail of `text` in about `max` characters, the middle replaced by the pointer. */
+function cutSlot(slot: Slot, max: number, command: string): string {
+  if (slot.text.length <= max) return slot.text;
+  const marker = cutMarker(slot.text.length, command, slot.item);
+  const keep = Math.max(0, max - marker.length);
+  const head = Math.ceil((keep * 2) / 3);
+  const tail = keep - head;
+  const cut = slot.text.length - head - tail;
+  return `${cutChars(slot.text, head)}${cutMarker(cut, command, slot.item)}${tail > 0 ? slot.text.slice(slot.text.length - tail) : ""}`;
+}
+
+function joinPieces(pieces: readonly Piece[], cap: number, command: string): string {
+  let out = "";
+  for (const p of pieces) out += typeof p === "string" ? p : cutSlot(p, cap, command);
+  return out;
+}
+
+/** The largest per-item length at which the page fits in `room`; -1 when not even MIN_CUT does. */
+function fittingCap(pieces: readonly Piece[], room: number, command: string, ceiling: number): number {
+  const slots = pieces.filter((p): p is Slot => typeof p !== "string");
+  const longest = slots.reduce((m, s) => Math.max(m, s.text.length), 0);
+  const top = ceiling > 0 ? Math.min(ceiling, longest) : longest;
+  const size = (cap: number) => utf8Length(joinPieces(pieces, cap, command));
+  if (size(top) <= room) return top;
+  if (size(MIN_CUT) > room) return -1;
+  let lo = MIN_CUT;
+  let hi = top;
+  while (hi - lo > 16) {
+    const mid = (lo + hi) >> 1;
+    if (size(mid) <= room) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const KIND_TITLES: Record<string, string> = {
@@ -283,7 +367,7 @@ const KIND_TITLES: Record<string, string> = {
   meta: "meta",
 };
 
-function renderTools(rows: readonly DetailRow[], max: number): string[] {
+function toolPieces(rows: readonly DetailRow[], out: Piece[]): void {
   const outputs = new Map<string, DetailRow[]>();
   for (const r of rows)
     if (r.kind === "tool_output" && r.tool_use_id) {
@@ -292,48 +376,70 @@ function renderTools(rows: readonly DetailRow[], max: number): string[] {
       outputs.set(r.tool_use_id, list);
     }
   const used = new Set<number>();
-  const out: string[] = [];
   const result = (r: DetailRow) => {
     used.add(r.id);
-    return `  → ${r.is_error ? "(error) " : ""}${capped(r.output ?? "", max)}`;
+    out.push(`\n  → ${r.is_error ? "(error) " : ""}`, { text: r.output ?? "", item: String(r.id) });
   };
   for (const r of rows) {
     if (r.kind === "tool_input") {
-      out.push(`[${formatClock(r.created_at)}] ${r.tool_name ?? "tool"} ${capped(r.input ?? "", max)}`);
-      for (const o of r.tool_use_id ? (outputs.get(r.tool_use_id) ?? []) : []) out.push(result(o));
-    } else if (!used.has(r.id))
-      out.push(`[${formatClock(r.created_at)}] ${r.tool_name ?? "tool"} (result)`, result(r));
+      out.push(`\n[${formatClock(r.created_at)}] ${r.tool_name ?? "tool"} `, {
+        text: r.input ?? "",
+        item: String(r.id),
+      });
+      for (const o of r.tool_use_id ? (outputs.get(r.tool_use_id) ?? []) : []) result(o);
+    } else if (!used.has(r.id)) {
+      out.push(`\n[${formatClock(r.created_at)}] ${r.tool_name ?? "tool"} (result)`);
+      result(r);
+    }
   }
-  return out;
 }
 
-function renderOther(r: DetailRow, max: number): string {
+function otherPieces(r: DetailRow, out: Piece[]): void {
   const label = r.tool_name ? ` ${r.tool_name}` : "";
-  const body = [r.input, r.output].filter((x): x is string => x !== null && x !== "");
   const flag = r.is_error ? " (error)" : "";
-  return `[${formatClock(r.created_at)}]${label}${flag}\n${body.map((b) => capped(b, max)).join("\n→ ")}`;
+  const body = [r.input, r.output].filter((x): x is string => x !== null && x !== "").join("\n→ ");
+  out.push(`\n[${formatClock(r.created_at)}]${label}${flag}\n`, { text: body, item: String(r.id) });
 }
 
-function renderTurnDetails(rows: readonly DetailRow[], max: number, c: Colors): string[] {
+function turnPieces(t: TurnText, rows: readonly DetailRow[], c: Colors, out: Piece[]): void {
+  out.push(
+    `\n\n${c.bold(`=== ${formatDate(t.startedAt)} ${formatClock(t.startedAt)} · turn ${turnKey(t)} ===`)}\n[${formatClock(t.startedAt)}] [user]: `,
+    { text: t.user, item: `${t.id}u` },
+    `\n[${formatClock(t.endedAt)}] [assistant]: `,
+    { text: t.assistant.trim() === "" ? "(no reply)" : t.assistant, item: `${t.id}a` },
+  );
+  const hidden = rows.filter(isClientContext);
   const groups = new Map<string, DetailRow[]>();
   for (const r of rows) {
+    if (isClientContext(r)) continue;
     const title = KIND_TITLES[r.kind] ?? r.kind;
     const list = groups.get(title) ?? [];
     list.push(r);
     groups.set(title, list);
   }
-  const out: string[] = [];
+  if (groups.size > 0 || hidden.length > 0) out.push("\n");
   for (const [title, list] of groups) {
     const n =
       title === "tools" ? list.filter((r) => r.kind === "tool_input").length || list.length : list.length;
-    out.push(c.bold(`-- ${title} (${n}) --`));
-    if (title === "tools") out.push(...renderTools(list, max));
-    else out.push(...list.map((r) => renderOther(r, max)));
+    out.push(`\n${c.bold(`-- ${title} (${n}) --`)}`);
+    if (title === "tools") toolPieces(list, out);
+    else for (const r of list) otherPieces(r, out);
   }
-  return out;
+  if (hidden.length > 0) {
+    const names = [...new Set(hidden.map((r) => r.tool_name))].join(", ");
+    out.push(
+      `\n(not shown: ${plural(hidden.length, "attachment")} Claude Code writes for itself in every turn: ${names}; --json has them)`,
+    );
+  }
 }
 
-export function renderDetail(view: DetailView, c: Colors = PLAIN_COLORS): string {
+/**
+ * A page of `detail`, at most PULL_MAX_BYTES of UTF-8 (what Claude Code shows the model whole): every item
+ * of the page's turns cut to the longest length at which they all fit, head and tail kept, the cut
+ * naming the `--item` that shows it all. When not even short items fit, the page holds fewer turns
+ * and ends with the command for the next.
+ */
+export function renderDetail(view: DetailView, c: Colors = PLAIN_COLORS, max = PULL_MAX_BYTES): string {
   const stamp = (ms: number) => `${formatDate(ms)} ${formatClock(ms)}`;
   const when = view.window
     ? stamp(view.window.from) === stamp(view.window.to)
@@ -341,33 +447,63 @@ export function renderDetail(view: DetailView, c: Colors = PLAIN_COLORS): string
       : `${stamp(view.window.from)} – ${stamp(view.window.to)} UTC`
     : "";
   if (view.turns.length === 0)
-    return `## detail ${view.query}: no turn at that time in ${view.scope}${when ? ` (looked at ${when})` : ""}`;
-  const lines = [
-    c.bold(
-      `## detail ${view.query} → ${when} in ${view.scope}: ${view.total === 1 ? "1 turn" : `${view.total} turns`}`,
-    ),
-  ];
+    return view.skip > 0 && view.total > 0
+      ? `## detail ${view.query}: ${plural(view.total, "turn")} in ${view.scope}, none after skipping ${view.skip}`
+      : `## detail ${view.query}: no turn at that time in ${view.scope}${when ? ` (looked at ${when})` : ""}`;
   const byTurn = new Map<number, DetailRow[]>();
   for (const d of view.details) {
     const list = byTurn.get(d.turn_id) ?? [];
     list.push(d);
     byTurn.set(d.turn_id, list);
   }
-  for (const t of view.turns) {
-    lines.push(
-      "",
-      c.bold(`=== ${formatDate(t.startedAt)} ${formatClock(t.startedAt)} · turn ${turnKey(t)} ===`),
-      `[${formatClock(t.startedAt)}] [user]: ${t.user}`,
-      `[${formatClock(t.endedAt)}] [assistant]: ${t.assistant.trim() === "" ? "(no reply)" : t.assistant}`,
-    );
-    const rows = byTurn.get(t.id) ?? [];
-    if (rows.length > 0) lines.push("", ...renderTurnDetails(rows, view.maxChars, c));
+  const range = (n: number) =>
+    n === view.total && view.skip === 0
+      ? view.total === 1
+        ? "1 turn"
+        : `${view.total} turns`
+      : `turns ${view.skip + 1}–${view.skip + n} of ${view.total}`;
+  const nextLine = (n: number) => {
+    const after = view.skip + n;
+    if (after >= view.total) return "";
+    return `\n\n${nextPageLine(
+      `turns ${after + 1}–${view.limit > 0 ? Math.min(view.total, after + view.limit) : view.total} of ${view.total}`,
+      `${view.again} --skip ${after}`,
+    )}`;
+  };
+  let shown = view.turns.length;
+  for (;;) {
+    const pieces: Piece[] = [c.bold(`## detail ${view.query} → ${when} in ${view.scope}: ${range(shown)}`)];
+    for (const t of view.turns.slice(0, shown)) turnPieces(t, byTurn.get(t.id) ?? [], c, pieces);
+    pieces.push(nextLine(shown));
+    const cap = fittingCap(pieces, max, view.command, view.maxChars);
+    if (cap >= 0 || shown === 1) {
+      const text = joinPieces(pieces, Math.max(cap, MIN_CUT), view.command);
+      return utf8Length(text) <= max
+        ? text
+        : `${sliceBytes(text, 0, max - 80)}\n(cut at the page limit: --json has every item)`;
+    }
+    shown--;
   }
-  if (view.total > view.turns.length)
-    lines.push(
-      "",
-      `(showing ${view.turns.length} of ${view.total} turns; narrow the time or pass --limit ${view.total} for all)`,
-    );
+}
+
+/** One stored item whole (`detail --item`), a page at a time: `offset` is where this page starts. */
+export function renderItem(
+  item: { label: string; text: string },
+  ref: string,
+  offset: number,
+  command: string,
+  max = PULL_MAX_BYTES,
+): string {
+  const head = `## detail --item ${ref}: ${item.label} (${thousands(item.text.length)} chars)`;
+  const room = max - utf8Length(head) - 300;
+  const body = sliceBytes(item.text, offset, room);
+  const end = offset + body.length;
+  const lines = [
+    offset > 0 || end < item.text.length ? `${head}, chars ${thousands(offset)}–${thousands(end)}` : head,
+    body,
+  ];
+  if (end < item.text.length)
+    lines.push(nextPageLine(`chars ${thousands(end)}–`, `${command} detail --item ${ref} --offset ${end}`));
   return lines.join("\n");
 }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
+import { PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
@@ -105,6 +106,122 @@ describe("golden: push and pulls of the fixture session", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).not.toContain("<bash-input>");
     expectGolden("pull/bash-mode.txt", r.stdout);
+  });
+
+  test("tool lines: what each turn's tools touched, in the push and in recall --l2; a paged detail", () => {
+    using tmp = tempDir("tl-golden-tools-");
+    const path = join(tmp.path, "tools.jsonl");
+    const project = "/home/dev/proj";
+    const j = new Jsonl("tools-session", project);
+    const T = "2026-03-04T09:00:00.000Z";
+    j.user(T, "why does the parser drop the last line?")
+      .tool(isoAt(T, 1000), "Read", { file_path: `${project}/src/parser.ts` }, "export function parseLines…")
+      .tool(isoAt(T, 2000), "Grep", { pattern: "splitLines", path: `${project}/src` }, "src/parser.ts:12")
+      .tool(
+        isoAt(T, 3000),
+        "Edit",
+        {
+          file_path: `${project}/src/parser.ts`,
+          old_string: "const rows = text.split(NEWLINE)",
+          new_string: "const rows = splitLines(text, { keepLast: true }); // TRAILING_NEWLINE",
+        },
+        "The file has been updated.",
+      )
+      .tool(
+        isoAt(T, 4000),
+        "Write",
+        {
+          file_path: `${project}/test/parser_edge.test.ts`,
+          content: "test('lastLine', () => expect(parseLines('a\\nb')).toEqual(['a', 'b']))",
+        },
+        "File created successfully",
+      )
+      .tool(
+        isoAt(T, 5000),
+        "Bash",
+        { command: "bun test test/parser_edge.test.ts" },
+        "Exit code 1\nerror: expected 2 rows, got 1",
+        true,
+      )
+      .tool(
+        isoAt(T, 6000),
+        "Bash",
+        { command: "git commit -am 'parser: keep the last line'" },
+        "[main 3f2a1b0] parser: keep the last line",
+      )
+      .tool(isoAt(T, 7000), "WebFetch", { url: "https://example.com/spec#lines", prompt: "line rules" }, "…")
+      .say(isoAt(T, 8000), "Fixed: the parser kept all lines but the last; committed 3f2a1b0.");
+    j.user(isoAt(T, 60_000), "and the CLI?")
+      .tool(
+        isoAt(T, 61_000),
+        "Bash",
+        { command: "seq 1 40000" },
+        Array.from({ length: 40_000 }, (_, i) => `row ${i + 1}`).join("\n"),
+      )
+      .say(isoAt(T, 62_000), "The CLI prints every row.");
+    writeFileSync(path, j.text());
+    const file = join(tmp.path, "throughline.db");
+    const w = openForWrite(file);
+    replay(w, [path], { now: () => Date.parse("2026-03-04T11:00:00Z") });
+    w.close();
+    const run = (...args: string[]) => {
+      const r = runCli([...args, "--db", file]);
+      expect(r.exitCode).toBe(0);
+      return r.stdout;
+    };
+    expectGolden("pull/tools-context.txt", run("context", "--session", "tools-session"));
+    expectGolden(
+      "pull/tools-recall-l2.txt",
+      run(
+        "recall",
+        "--l2",
+        "--session",
+        "tools-session",
+        "--before",
+        "2026-03-04T10:00:00.000Z",
+        "--last",
+        "2",
+      ),
+    );
+    const detail = run("detail", "09:01", "--session", "tools-session");
+    expect(Buffer.byteLength(detail)).toBeLessThanOrEqual(PULL_MAX_BYTES + 1);
+    expectGolden("pull/tools-detail-cut.txt", detail);
+  });
+
+  test("recall --l2 pages: newest turns first, the next page the exact command, every turn once", () => {
+    using tmp = tempDir("tl-golden-pages-");
+    const path = join(tmp.path, "pages.jsonl");
+    const j = new Jsonl("pages-session");
+    const T = "2026-03-05T09:00:00.000Z";
+    for (let i = 0; i < 12; i++)
+      j.user(isoAt(T, i * 60_000), `step ${i + 1}`).say(
+        isoAt(T, i * 60_000 + 5000),
+        `Step ${i + 1} done. ${"Details of the step, kept verbatim. ".repeat(110)}`,
+      );
+    writeFileSync(path, j.text());
+    const file = join(tmp.path, "throughline.db");
+    const w = openForWrite(file);
+    replay(w, [path], { now: () => Date.parse("2026-03-05T11:00:00Z") });
+    w.close();
+    let cmd = `${CLI_INVOCATION} recall --l2 --session pages-session --before 2026-03-05T10:00:00.000Z --last 12`;
+    const pages: string[] = [];
+    while (cmd && pages.length < 10) {
+      const out = runBaked(cmd, file).stdout;
+      expect(Buffer.byteLength(out)).toBeLessThanOrEqual(PULL_MAX_BYTES + 1);
+      pages.push(out);
+      cmd = /^Next page \(.*\): `(.+)`$/m.exec(out)?.[1] ?? "";
+    }
+    expect(pages.length).toBeGreaterThan(1);
+    const all = pages.join("\n");
+    for (let i = 1; i <= 12; i++) expect(all.split(`[user]: step ${i}\n`).length - 1).toBe(1);
+    expectGolden(
+      "pull/recall-l2-pages.txt",
+      pages
+        .map((p, i) => `=== page ${i + 1} ===\n${p}`)
+        .join("\n")
+        .replaceAll(CLI_INVOCATION, "throughline")
+        .replace(/(Details of the step, kept verbatim\. )+/g, "…"),
+    );
   });
 
   test("detail --json at an ISO time", () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
-import { CONTEXT_BUDGET, type ContextStats } from "../../src/core/context.ts";
+import { CONTEXT_BUDGET, type ContextStats, PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
@@ -368,18 +368,60 @@ describe("detail scope", () => {
     expect(outside.stderr).toContain("no session recorded for");
   });
 
-  test("detail is bounded by default and says how to get the rest", () => {
+  test("detail pages: at most PULL_MAX_BYTES, items cut head and tail, each page names the next", () => {
     const j = new Jsonl("many");
     for (let i = 0; i < 8; i++)
       j.user(isoAt(T, i * 1000), `p${i}`)
-        .tool(isoAt(T, i * 1000 + 100), "Read", { file_path: "a.ts" }, "o".repeat(9000))
+        .tool(isoAt(T, i * 1000 + 100), "Read", { file_path: "a.ts" }, `HEAD${i}${"o".repeat(9000)}TAIL${i}`)
         .say(isoAt(T, i * 1000 + 200), `r${i}`);
     using f = build([j]);
     const out = ok(["detail", "09:00", "--session", "many"], f.db);
-    expect(out).toContain("(showing 5 of 8 turns; narrow the time or pass --limit 8 for all)");
-    expect(out).toContain("[+5,000 chars; --max-chars 0 shows all]");
-    const all = ok(["detail", "09:00", "--session", "many", "--limit", "8", "--max-chars", "0"], f.db);
-    expect(all).not.toContain("showing");
-    expect(all).toContain("o".repeat(9000));
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(PULL_MAX_BYTES);
+    expect(out).toContain("turns 1–5 of 8");
+    // Five 9,000-character outputs do not fit: each keeps its head and its tail, and the cut names the item.
+    for (let i = 0; i < 5; i++) {
+      expect(out).toContain(`HEAD${i}`);
+      expect(out).toContain(`TAIL${i}`);
+    }
+    expect(out).not.toContain("HEAD5");
+    const ref = /chars cut; all of it: .* detail --item (\d+) …\]/.exec(out);
+    expect(ref).not.toBeNull();
+    const item = ok(["detail", "--item", ref![1]!], f.db);
+    expect(item).toContain(`HEAD0${"o".repeat(9000)}TAIL0`);
+    // The next page is the printed command, run as printed.
+    const next = /^Next page \(turns 6–8 of 8\): `(.+)`$/m.exec(out);
+    expect(next).not.toBeNull();
+    expect(next![1]).toContain("detail 09:00 --session many --skip 5");
+    const page2 = ok(next![1]!.split(" ").slice(next![1]!.split(" ").indexOf("detail")), f.db);
+    expect(page2).toContain("turns 6–8 of 8");
+    for (const i of [5, 6, 7]) expect(page2).toContain(`p${i}`);
+    expect(page2).not.toContain("Next page");
+    // --max-chars caps every item, whatever the room.
+    const capped = ok(["detail", "09:00", "--session", "many", "--limit", "1", "--max-chars", "500"], f.db);
+    expect(capped).toContain("chars cut");
+    expect(capped.length).toBeLessThan(2000);
+  });
+
+  test("detail --item pages a long item, each page ending with the next", () => {
+    const j = new Jsonl("long");
+    const body = Array.from({ length: 6000 }, (_, i) => `line ${i}`).join("\n");
+    j.user(isoAt(T, 0), "p").tool(isoAt(T, 100), "Bash", { command: "seq" }, body).say(isoAt(T, 200), "r");
+    using f = build([j]);
+    const out = ok(["detail", "09:00", "--session", "long"], f.db);
+    const ref = /detail --item (\d+) …\]/.exec(out)![1]!;
+    let page = ok(["detail", "--item", ref], f.db);
+    let seen = "";
+    for (let n = 0; n < 10; n++) {
+      expect(Buffer.byteLength(page)).toBeLessThanOrEqual(PULL_MAX_BYTES);
+      const lines = page.replace(/\n$/, "").split("\n");
+      const next = /^Next page \(.*\): `.* detail --item (\d+) --offset (\d+)`$/.exec(lines.at(-1)!);
+      seen += (next ? lines.slice(1, -1) : lines.slice(1)).join("\n");
+      if (!next) break;
+      page = ok(["detail", "--item", next[1]!, "--offset", next[2]!], f.db);
+    }
+    expect(seen).toBe(body);
+    const missing = runCli(["detail", "--item", "999999", "--db", f.db]);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain("no item 999999");
   });
 });

@@ -395,3 +395,48 @@ export function detailsOf(db: Database, turnIds: readonly number[]): DetailRow[]
     )
     .all({ ids: JSON.stringify(turnIds) });
 }
+
+/** One stored item for `detail --item`: an L3 row by id, or a turn's prompt (`<turn id>u`) or reply (`<turn id>a`). */
+export function itemOf(
+  db: Database,
+  ref: string,
+): { label: string; text: string; startedAt: number; turnKey: string } | null {
+  const body = /^(\d+)([ua])$/.exec(ref);
+  if (body) {
+    const row = db
+      .query<
+        { text: string; origin_session_id: string; turn_number: number; started_at: number },
+        { id: number; role: string }
+      >(
+        `SELECT b.text, t.origin_session_id, t.turn_number, t.started_at FROM bodies b JOIN turns t ON t.id = b.turn_id
+         WHERE b.turn_id = $id AND b.role = $role`,
+      )
+      .get({ id: Number(body[1]), role: body[2] === "u" ? "user" : "assistant" });
+    if (!row) return null;
+    const key = `${row.origin_session_id}:${row.turn_number}`;
+    return {
+      label: `the ${body[2] === "u" ? "prompt" : "reply"} of turn ${key}`,
+      text: row.text,
+      startedAt: row.started_at,
+      turnKey: key,
+    };
+  }
+  if (!/^\d+$/.test(ref)) return null;
+  const row = db
+    .query<DetailRow & { origin_session_id: string; turn_number: number | null }, { id: number }>(
+      `SELECT d.id, d.turn_id, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error,
+              d.created_at, d.origin_session_id, t.turn_number
+       FROM details d LEFT JOIN turns t ON t.id = d.turn_id WHERE d.id = $id`,
+    )
+    .get({ id: Number(ref) });
+  if (!row) return null;
+  const key = `${row.origin_session_id}:${row.turn_number ?? "?"}`;
+  const text = [row.input, row.output].filter((x): x is string => x !== null && x !== "").join("\n→ ");
+  const what =
+    row.kind === "tool_input"
+      ? `${row.tool_name ?? "tool"} input`
+      : row.kind === "tool_output"
+        ? `${row.tool_name ?? "tool"} output${row.is_error ? " (error)" : ""}`
+        : `${row.kind}${row.tool_name ? ` ${row.tool_name}` : ""}`;
+  return { label: `${what} of turn ${key}`, text, startedAt: row.created_at, turnKey: key };
+}

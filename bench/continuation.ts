@@ -33,6 +33,7 @@ import {
   type Turn,
 } from "./continuation/facts.ts";
 import {
+  aggregateSummary,
   BASH_VIEW_LIMIT,
   bashView,
   type Call,
@@ -48,7 +49,6 @@ import {
   type ScoredFact,
   type Summary,
   searchTurns,
-  summarize,
   whatIfCommand,
 } from "./continuation/score.ts";
 import { cpLength, present, round4, strip, universalNewlines } from "./continuation/text.ts";
@@ -201,7 +201,7 @@ async function runCall(
 type Stored = { L2u?: string; L2a?: string; final?: string; L3?: [string, string][] };
 
 /** turn number → its texts by layer, the events' text, and (started_at, turn number) sorted, from the replayed database. */
-function storedTexts(dbPath: string): {
+function readStoredTexts(dbPath: string): {
   st: Map<number | null, Stored>;
   ev: string;
   starts: [number, number][];
@@ -291,7 +291,7 @@ type Task = {
 };
 
 /** The subagent file's lines before the cut: its lines from turn k+1 on would leak the future into turn k. */
-function subagentBefore(path: string, cutTs: unknown): Uint8Array[] {
+function readSubagentBefore(path: string, cutTs: unknown): Uint8Array[] {
   const keep: Uint8Array[] = [];
   for (const rl of splitLines(readFileSync(path))) {
     if (stripBytes(rl).length === 0) continue;
@@ -333,7 +333,7 @@ async function evalCut(
     const subCopies: string[] = [];
     let subsAfterCut = 0;
     for (const sp of t.subs) {
-      const keep = subagentBefore(sp, cutTs);
+      const keep = readSubagentBefore(sp, cutTs);
       if (keep.length === 0) {
         subsAfterCut++;
         continue;
@@ -346,6 +346,7 @@ async function evalCut(
     row.subagent_files_after_cut = subsAfterCut;
     const r = await runCli([...cli, "replay", mainCopy, ...subCopies, "--json"], env, REPLAY_TIMEOUT_MS);
     row.replay_rc = r.code;
+    if (r.code !== 0) row.replay_stderr_head = strip(r.stderr).slice(0, 300);
     try {
       const rep = JSON.parse(r.stdout) as { sessions: { session_id?: string; turns?: number }[] };
       row.turns_replayed = rep.sessions
@@ -438,7 +439,7 @@ async function evalCut(
       row.whatif_call = { ...w.info, step: "detail_newest" };
     }
     const cov = Object.fromEntries(COVERAGE_KEYS.map((x) => [x, 0])) as Record<CoverageKey, number>;
-    const { st, ev, starts } = storedTexts(join(env.THROUGHLINE_HOME!, "throughline.db"));
+    const { st, ev, starts } = readStoredTexts(join(env.THROUGHLINE_HOME!, "throughline.db"));
     let boundary: number | null = null;
     if (pushed.size > 0) {
       const ss = starts.filter(([, n]) => pushed.has(n)).map(([s]) => s);
@@ -576,7 +577,7 @@ export async function runContinuation(
       }
     }),
   );
-  const summary = summarize(rows, {
+  const summary = aggregateSummary(rows, {
     sessionsRead: used + skipped.length,
     sessionsSkipped: skipped.length,
     seconds: (performance.now() - t0) / 1000,

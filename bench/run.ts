@@ -2,150 +2,181 @@
  * `bun run bench`: every figure is a median of ≥ 20 cold runs and a ratio to a compiled no-op
  * binary (reads stdin, exits) measured in the same run, so noisy shared machines still compare.
  * Results go to stdout and to .bench/results.json. Set BENCH_RUNS to change the run count.
+ * Last, continuation recall over the shared corpus (bench/continuation.ts), to stdout and
+ * .bench/continuation.json; BENCH_ONLY=continuation runs that section alone (no build, no timings).
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../src/capture/replay.ts";
 import { openForWrite } from "../src/db/open.ts";
+import { CORPUS_TRANSCRIPTS, corpusFiles, renderSummary, runContinuation } from "./continuation.ts";
 import { benchHooks } from "./hooks.ts";
 import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
 
-const runs = Math.max(20, Number(process.env.BENCH_RUNS ?? 20));
-type Row = {
-  median_ms: number;
-  p95_ms?: number;
-  runs?: number;
-  ratio?: number;
-  goal?: string;
-  note?: string;
-  paired_ratio?: number;
-};
-const results: Record<string, Row> = {};
-const extra: Record<string, unknown> = {};
+const only = process.env.BENCH_ONLY;
+if (only !== undefined && only !== "continuation")
+  throw new Error(`BENCH_ONLY=${only}: the one section that runs alone is "continuation"`);
 
-console.error("building the floor and the binary…");
-const floorBin = await buildFloor();
-const bin = await buildBinary();
-const floor = measure(runs, () => [floorBin], { stdin: () => "{}" });
-pairWithFloor(floorBin);
-results["floor (compiled no-op)"] = { ...floor, ratio: 1 };
-const ratio = (ms: number) => round(ms / floor.median_ms);
-const add = (name: string, r: Row, goal?: string) => {
-  results[name] = { ...r, ratio: r.paired_ratio ?? r.ratio ?? ratio(r.median_ms), ...(goal ? { goal } : {}) };
-};
-
-add(
-  "throughline --version",
-  measure(runs, () => [bin, "--version"]),
-);
-
-console.error("hooks…");
-/** The goals of issue 12, as ratios to the floor; a row without one is context for the others. */
-const GOALS: Record<string, string> = {
-  "hook user-prompt-submit (no pending)": "≤ 1.5×",
-  "hook session-start": "≤ 1.5×",
-  "hook user-prompt-submit (handoff, 1,000-turn chain)": "≤ 2×",
-  "hook stop (turn 10)": "≤ 2×",
-  "hook stop (turn 1,000 of a ≥10 MB transcript)": "≤ 2×",
-  "hook post-tool-use": "≤ 1.5×",
-  "context (100,000-turn db)": "≤ 2×",
-  "recall --l2 (baked, 100,000-turn db)": "≤ 2×",
-  "recall --l1 (baked, 1,000-turn chain, 100,000-turn db)": "≤ 2×",
-  "detail HH:MM (100,000-turn db)": "≤ 2×",
-  "search <words>": "≤ 3×",
-  "search <common words>": "≤ 3×",
-  "recall <words>": "≤ 3×",
-  "recall <words> --all": "≤ 3×",
-  "recall (summary)": "≤ 3×",
-};
-for (const [name, r] of Object.entries(await benchHooks({ bin, runs }))) add(name, r, GOALS[name]);
-const s10 = results["hook stop (turn 10)"]!;
-const s1000 = results["hook stop (turn 1,000 of a ≥10 MB transcript)"]!;
-// Growth from turn 10 to turn 1,000, from the paired ratios (each against its own floor runs).
-extra.stop_1000_vs_10 = round((s1000.ratio ?? 0) / (s10.ratio ?? 1));
-
-// Pull, activity and search benches live beside their features; run them when present.
-for (const [file, fn] of [
-  ["context.ts", "benchPull"],
-  ["activity.ts", "benchActivity"],
-] as const) {
-  if (!existsSync(join(import.meta.dir, file))) continue;
-  console.error(`${file}…`);
-  const mod = (await import(`./${file}`)) as Record<
-    string,
-    (o: { bin: string[]; floorMs: number; runs: number }) => Promise<Record<string, Row>>
-  >;
-  const r = await mod[fn]!({ bin: [bin], floorMs: floor.median_ms, runs });
-  for (const [name, row] of Object.entries(r)) add(name, row, GOALS[name] ?? row.goal);
-}
-
-// Replay throughput and storage cost over the shared corpus, when it is beside the checkout.
-const corpus = join(ROOT, "..", "shared", "corpus", "transcripts");
-if (existsSync(corpus)) {
-  console.error("replay throughput…");
-  const dbPath = join(WORK, "replay.db");
-  for (const s of ["", "-wal", "-shm"]) if (existsSync(dbPath + s)) await Bun.file(dbPath + s).delete();
-  const db = openForWrite(dbPath);
-  const t0 = performance.now();
-  const report = replay(db, [corpus]);
-  const secs = (performance.now() - t0) / 1000;
-  db.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  db.close();
-  extra.replay = {
-    transcript_mb: round(report.totals.bytes / 1e6),
-    seconds: round(secs),
-    mb_per_s: round(report.totals.bytes / 1e6 / secs),
-    db_bytes_per_transcript_byte: round(statSync(dbPath).size / report.totals.bytes, 3),
-    turns: report.totals.turns,
+async function benchTimings(): Promise<void> {
+  const runs = Math.max(20, Number(process.env.BENCH_RUNS ?? 20));
+  type Row = {
+    median_ms: number;
+    p95_ms?: number;
+    runs?: number;
+    ratio?: number;
+    goal?: string;
+    note?: string;
+    paired_ratio?: number;
   };
-  const ctx = join(import.meta.dir, "context.ts");
-  if (existsSync(ctx)) {
-    const mod = (await import(`./${"context.ts"}`)) as { budgetFill?: () => unknown };
-    if (mod.budgetFill) extra.budget_fill = await mod.budgetFill();
+  const results: Record<string, Row> = {};
+  const extra: Record<string, unknown> = {};
+
+  console.error("building the floor and the binary…");
+  const floorBin = await buildFloor();
+  const bin = await buildBinary();
+  const floor = measure(runs, () => [floorBin], { stdin: () => "{}" });
+  pairWithFloor(floorBin);
+  results["floor (compiled no-op)"] = { ...floor, ratio: 1 };
+  const ratio = (ms: number) => round(ms / floor.median_ms);
+  const add = (name: string, r: Row, goal?: string) => {
+    results[name] = {
+      ...r,
+      ratio: r.paired_ratio ?? r.ratio ?? ratio(r.median_ms),
+      ...(goal ? { goal } : {}),
+    };
+  };
+
+  add(
+    "throughline --version",
+    measure(runs, () => [bin, "--version"]),
+  );
+
+  console.error("hooks…");
+  /** The goals of issue 12, as ratios to the floor; a row without one is context for the others. */
+  const GOALS: Record<string, string> = {
+    "hook user-prompt-submit (no pending)": "≤ 1.5×",
+    "hook session-start": "≤ 1.5×",
+    "hook user-prompt-submit (handoff, 1,000-turn chain)": "≤ 2×",
+    "hook stop (turn 10)": "≤ 2×",
+    "hook stop (turn 1,000 of a ≥10 MB transcript)": "≤ 2×",
+    "hook post-tool-use": "≤ 1.5×",
+    "context (100,000-turn db)": "≤ 2×",
+    "recall --l2 (baked, 100,000-turn db)": "≤ 2×",
+    "recall --l1 (baked, 1,000-turn chain, 100,000-turn db)": "≤ 2×",
+    "detail HH:MM (100,000-turn db)": "≤ 2×",
+    "search <words>": "≤ 3×",
+    "search <common words>": "≤ 3×",
+    "recall <words>": "≤ 3×",
+    "recall <words> --all": "≤ 3×",
+    "recall (summary)": "≤ 3×",
+  };
+  for (const [name, r] of Object.entries(await benchHooks({ bin, runs }))) add(name, r, GOALS[name]);
+  const s10 = results["hook stop (turn 10)"]!;
+  const s1000 = results["hook stop (turn 1,000 of a ≥10 MB transcript)"]!;
+  // Growth from turn 10 to turn 1,000, from the paired ratios (each against its own floor runs).
+  extra.stop_1000_vs_10 = round((s1000.ratio ?? 0) / (s10.ratio ?? 1));
+
+  // Pull, activity and search benches live beside their features; run them when present.
+  for (const [file, fn] of [
+    ["context.ts", "benchPull"],
+    ["activity.ts", "benchActivity"],
+  ] as const) {
+    if (!existsSync(join(import.meta.dir, file))) continue;
+    console.error(`${file}…`);
+    const mod = (await import(`./${file}`)) as Record<
+      string,
+      (o: { bin: string[]; floorMs: number; runs: number }) => Promise<Record<string, Row>>
+    >;
+    const r = await mod[fn]!({ bin: [bin], floorMs: floor.median_ms, runs });
+    for (const [name, row] of Object.entries(r)) add(name, row, GOALS[name] ?? row.goal);
   }
+
+  // Replay throughput and storage cost over the shared corpus, when it is beside the checkout.
+  const corpus = join(ROOT, "..", "shared", "corpus", "transcripts");
+  if (existsSync(corpus)) {
+    console.error("replay throughput…");
+    const dbPath = join(WORK, "replay.db");
+    for (const s of ["", "-wal", "-shm"]) if (existsSync(dbPath + s)) await Bun.file(dbPath + s).delete();
+    const db = openForWrite(dbPath);
+    const t0 = performance.now();
+    const report = replay(db, [corpus]);
+    const secs = (performance.now() - t0) / 1000;
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.close();
+    extra.replay = {
+      transcript_mb: round(report.totals.bytes / 1e6),
+      seconds: round(secs),
+      mb_per_s: round(report.totals.bytes / 1e6 / secs),
+      db_bytes_per_transcript_byte: round(statSync(dbPath).size / report.totals.bytes, 3),
+      turns: report.totals.turns,
+    };
+    const ctx = join(import.meta.dir, "context.ts");
+    if (existsSync(ctx)) {
+      const mod = (await import(`./${"context.ts"}`)) as { budgetFill?: () => unknown };
+      if (mod.budgetFill) extra.budget_fill = await mod.budgetFill();
+    }
+  }
+
+  // Hook latency as the real Claude Code client records it (test/e2e; skipped without the CLI/tmux).
+  if (process.env.BENCH_SKIP_E2E !== "1") {
+    console.error("hook latency inside Claude Code…");
+    const { hookLatencies } = await import("../test/e2e/hook-latency.ts");
+    const report = await hookLatencies({ rounds: 3 });
+    extra.claude_code_hook_latency = report.skipped ? { skipped: report.skipped } : report.summary;
+  }
+
+  /** "≤ 1.5×" → met when the ratio is at most 1.5; rows without a goal say nothing. */
+  function verdict(r: Row): string {
+    const m = r.goal ? /≤ ([\d.]+)×/.exec(r.goal) : null;
+    if (!m || r.ratio === undefined) return "";
+    return r.ratio <= Number(m[1]) ? "met" : "MISSED";
+  }
+  const growth = extra.stop_1000_vs_10 as number;
+  const nameW = Math.max(...Object.keys(results).map((k) => k.length), 44);
+  console.log(`${"benchmark".padEnd(nameW)}  median ms   ratio  goal      `);
+  for (const [name, r] of Object.entries(results))
+    console.log(
+      `${name.padEnd(nameW)}  ${r.median_ms.toFixed(2).padStart(9)}  ${String(r.ratio).padStart(6)}×  ${(r.goal ?? "").padEnd(8)}  ${verdict(r)}${r.note ? `  (${r.note})` : ""}`,
+    );
+  const line = (name: string, value: string, goal: string, met: boolean | null) =>
+    console.log(
+      `${name.padEnd(nameW)}  ${value.padStart(17)}  ${goal.padEnd(8)}  ${met === null ? "not measured" : met ? "met" : "MISSED"}`,
+    );
+  line("hook stop growth, turn 1,000 / turn 10", `${growth}×`, "≤ 1.1×", growth <= 1.1);
+  const rp = extra.replay as { mb_per_s: number; db_bytes_per_transcript_byte: number } | undefined;
+  line(
+    "replay/import throughput",
+    rp ? `${rp.mb_per_s} MB/s` : "-",
+    "≥ 30 MB/s",
+    rp ? rp.mb_per_s >= 30 : null,
+  );
+  line(
+    "database bytes per transcript byte",
+    rp ? String(rp.db_bytes_per_transcript_byte) : "-",
+    "≤ 0.5",
+    rp ? rp.db_bytes_per_transcript_byte <= 0.5 : null,
+  );
+  console.log(JSON.stringify(extra, null, 2));
+  await Bun.write(
+    join(WORK, "results.json"),
+    JSON.stringify({ runs, results, extra, at: new Date().toISOString() }, null, 2),
+  );
 }
 
-// Hook latency as the real Claude Code client records it (test/e2e; skipped without the CLI/tmux).
-if (process.env.BENCH_SKIP_E2E !== "1") {
-  console.error("hook latency inside Claude Code…");
-  const { hookLatencies } = await import("../test/e2e/hook-latency.ts");
-  const report = await hookLatencies({ rounds: 3 });
-  extra.claude_code_hook_latency = report.skipped ? { skipped: report.skipped } : report.summary;
+/** Continuation recall: the headline rows, by kind, by reason missed, outputs over the view limit. */
+async function benchContinuation(): Promise<void> {
+  if (!existsSync(CORPUS_TRANSCRIPTS)) {
+    console.log(`continuation recall: skipped, no corpus at ${CORPUS_TRANSCRIPTS}`);
+    return;
+  }
+  console.error("continuation recall…");
+  const r = await runContinuation(corpusFiles(CORPUS_TRANSCRIPTS), { jobs: 2 });
+  console.log(`\n${renderSummary(r.summary)}`);
+  await Bun.write(
+    join(WORK, "continuation.json"),
+    JSON.stringify({ summary: r.summary, rows: r.rows, at: new Date().toISOString() }, null, 1),
+  );
 }
 
-/** "≤ 1.5×" → met when the ratio is at most 1.5; rows without a goal say nothing. */
-function verdict(r: Row): string {
-  const m = r.goal ? /≤ ([\d.]+)×/.exec(r.goal) : null;
-  if (!m || r.ratio === undefined) return "";
-  return r.ratio <= Number(m[1]) ? "met" : "MISSED";
-}
-const growth = extra.stop_1000_vs_10 as number;
-const nameW = Math.max(...Object.keys(results).map((k) => k.length), 44);
-console.log(`${"benchmark".padEnd(nameW)}  median ms   ratio  goal      `);
-for (const [name, r] of Object.entries(results))
-  console.log(
-    `${name.padEnd(nameW)}  ${r.median_ms.toFixed(2).padStart(9)}  ${String(r.ratio).padStart(6)}×  ${(r.goal ?? "").padEnd(8)}  ${verdict(r)}${r.note ? `  (${r.note})` : ""}`,
-  );
-const line = (name: string, value: string, goal: string, met: boolean | null) =>
-  console.log(
-    `${name.padEnd(nameW)}  ${value.padStart(17)}  ${goal.padEnd(8)}  ${met === null ? "not measured" : met ? "met" : "MISSED"}`,
-  );
-line("hook stop growth, turn 1,000 / turn 10", `${growth}×`, "≤ 1.1×", growth <= 1.1);
-const rp = extra.replay as { mb_per_s: number; db_bytes_per_transcript_byte: number } | undefined;
-line(
-  "replay/import throughput",
-  rp ? `${rp.mb_per_s} MB/s` : "-",
-  "≥ 30 MB/s",
-  rp ? rp.mb_per_s >= 30 : null,
-);
-line(
-  "database bytes per transcript byte",
-  rp ? String(rp.db_bytes_per_transcript_byte) : "-",
-  "≤ 0.5",
-  rp ? rp.db_bytes_per_transcript_byte <= 0.5 : null,
-);
-console.log(JSON.stringify(extra, null, 2));
-await Bun.write(
-  join(WORK, "results.json"),
-  JSON.stringify({ runs, results, extra, at: new Date().toISOString() }, null, 2),
-);
+if (only !== "continuation") await benchTimings();
+await benchContinuation();

@@ -4,17 +4,23 @@
  * compare), then prints every headline figure side by side and the cuts whose facts or finds
  * differ. Exits 1 when a headline figure differs by more than one percentage point.
  *
- *   bun bench/continuation-agree.ts [<reference .py>]   (default: ../shared/tools/continuation_eval.py)
+ *   bun bench/continuation-agree.ts [--bash-view-limit N] [<reference .py>]
+ *
+ * The reference defaults to ../shared/tools/continuation_eval.py; a smaller view limit exercises
+ * the view cut, which the product's pages now stay under.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Row } from "./continuation/score.ts";
-import { CORPUS_TRANSCRIPTS, corpusFiles, runContinuation } from "./continuation.ts";
+import { BASH_VIEW_LIMIT, type Row } from "./continuation/score.ts";
+import { CORPUS_TRANSCRIPTS, corpusFiles, renderSummary, runContinuation } from "./continuation.ts";
 
 const ROOT = join(import.meta.dir, "..");
+const args = process.argv.slice(2);
+const li = args.indexOf("--bash-view-limit");
+const viewLimit = li >= 0 ? Number(args.splice(li, 2)[1]) : BASH_VIEW_LIMIT;
 const reference =
-  process.argv[2] ??
+  args[0] ??
   process.env.CONTINUATION_REFERENCE ??
   join(ROOT, "..", "shared", "tools", "continuation_eval.py");
 const HEADLINE = ["push", "c1", "c2", "c3"] as const;
@@ -28,14 +34,20 @@ if (!existsSync(reference) || !existsSync(CORPUS_TRANSCRIPTS)) {
   try {
     const refOut = join(dir, "ref.json");
     const t0 = performance.now();
-    const py = Bun.spawnSync(["python3", reference, "--jobs", "2", "--out", refOut], {
-      cwd: ROOT,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const py = Bun.spawnSync(
+      ["python3", reference, "--jobs", "2", "--bash-view-limit", String(viewLimit), "--out", refOut],
+      {
+        cwd: ROOT,
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     if (py.exitCode !== 0) throw new Error(`reference failed: ${py.stderr.toString().slice(-2000)}`);
     const t1 = performance.now();
-    const port = await runContinuation(corpusFiles(CORPUS_TRANSCRIPTS), { jobs: 2 });
+    const port = await runContinuation(corpusFiles(CORPUS_TRANSCRIPTS), {
+      jobs: 2,
+      bashViewLimit: viewLimit,
+    });
     const t2 = performance.now();
     const ref = JSON.parse(readFileSync(refOut, "utf8")) as {
       summary: {
@@ -130,6 +142,7 @@ if (!existsSync(reference) || !existsSync(CORPUS_TRANSCRIPTS)) {
     console.log(
       `cuts whose facts differ: ${factDiffs}; cuts whose finds differ: ${findDiffs}; largest headline difference ${(100 * worst).toFixed(1)} points (tolerance ${100 * TOLERANCE})`,
     );
+    console.log(`\nthe port's run:\n${renderSummary(port.summary)}`);
     if (worst > TOLERANCE) process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -312,6 +312,24 @@ function extOk(name: string): boolean {
   return cpLength(name) >= 4 && (cpLength(ext) > 1 || cpLength(base) >= 3);
 }
 
+const ND = /^\p{Nd}$/u;
+
+/**
+ * The value of a run of decimal digits of any script, as Python's `int` reads it: every Unicode
+ * digit block is a run of tens counting from 0, so a digit's value is its distance from the run's
+ * start, mod 10.
+ */
+function digitsValue(n: string): number {
+  let v = 0;
+  for (const ch of n) {
+    const cp = ch.codePointAt(0)!;
+    let start = cp;
+    while (ND.test(String.fromCodePoint(start - 1))) start--;
+    v = v * 10 + ((cp - start) % 10);
+  }
+  return v;
+}
+
 /** (fact, kind) in order of appearance, from one piece of assistant text or tool input. */
 export function tokens(text: string, cwd: string | null): [string, FactKind][] {
   const out: [number, string, FactKind][] = [];
@@ -370,7 +388,8 @@ export function tokens(text: string, cwd: string | null): [string, FactKind][] {
   }
   for (const m of matches(NUM_RE, s)) {
     const n = m.text;
-    if (cpLength(n) === 4 && Number(n) >= 1990 && Number(n) <= 2039) continue; // a year: dates are everywhere
+    const v = digitsValue(n);
+    if (cpLength(n) === 4 && v >= 1990 && v <= 2039) continue; // a year: dates are everywhere
     out.push([m.start, n, "number"]);
   }
   // the same string as a path, a file name…: that kind, not backquote

@@ -214,7 +214,7 @@ const byCountDesc = (m: Map<string, number>): Record<string, number> =>
   Object.fromEntries([...m].sort((a, b) => b[1] - a[1]));
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
-export function summarize(
+export function aggregateSummary(
   rows: Row[],
   info: { sessionsRead: number; sessionsSkipped: number; seconds: number; bashViewLimit: number },
 ): Summary {

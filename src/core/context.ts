@@ -23,6 +23,8 @@ export const PULL_MAX_BYTES = 24000;
 /** @deprecated the page limit is in bytes: PULL_MAX_BYTES. */
 export const PULL_MAX_CHARS = PULL_MAX_BYTES;
 export const POSITION_CUT = 600;
+/** The newest prompt in the position once it is also pushed whole below. */
+export const POSITION_BRIEF_CUT = 200;
 export const WINDOW_TURNS = 20;
 export const MIN_TRUNCATED_ROOM = 400;
 /** At most this many labels in a turn's `(details: …)` suffix. */
@@ -30,8 +32,11 @@ export const DETAIL_LABELS_MAX = 8;
 /** A bash-mode turn's output is shown this short; `detail` has all of it. */
 export const SHELL_CUT = 300;
 /** A pushed turn's tool line (core/tool-digest.ts) is cut here; `recall --l2` shows up to TOOLS_FULL_MAX. */
-export const TOOLS_PUSH_MAX = 700;
-export const TOOLS_FULL_MAX = 2000;
+export const TOOLS_PUSH_MAX = 1200;
+export const TOOLS_FULL_MAX = 4000;
+/** The longest command or pattern one entry of a tool line shows: pushed, and in `recall --l2`. */
+export const TOOL_ENTRY_PUSH = 240;
+export const TOOL_ENTRY_FULL = 600;
 
 /** `<bash-stdout>…</bash-stdout><bash-stderr>…</bash-stderr>` → the text, or null when empty. */
 function shellText(recorded: string | undefined): string | null {
@@ -97,6 +102,8 @@ export interface ContextStats {
   older_summarized: number;
   truncated_newest: boolean;
   boundary: string | null;
+  /** Window turns not pushed whole that the push names in one line each. */
+  brief_turns: number;
 }
 
 export interface ContextResult {
@@ -162,15 +169,30 @@ export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string 
     return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [shell]: ${flatLine(shell, SHELL_CUT)}`;
   const reply = text !== null && text.trim() !== "" ? text : "(no reply)";
   const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
-  const tools = turnToolLine(turn, mode === "push" ? TOOLS_PUSH_MAX : TOOLS_FULL_MAX);
+  const tools =
+    mode === "push"
+      ? turnToolLine(turn, TOOLS_PUSH_MAX, TOOL_ENTRY_PUSH)
+      : turnToolLine(turn, TOOLS_FULL_MAX, TOOL_ENTRY_FULL);
   const labels = detailLabels(turn.details, notes, tools !== "");
   const suffix = labels.length > 0 ? ` (details: ${labels.join(", ")})` : "";
   return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}${tools ? `\n  ${tools}` : ""}`;
 }
 
+/** A brief is never cut below this; a brief line is at most BRIEF_MAX characters. */
+const BRIEF_MIN = 160;
+export const BRIEF_MAX = 900;
+
+/** `[HH:MM:SS] <prompt> → <final reply>; tools: …` in at most `max` characters. */
+function briefLine(turn: ChainTurn, max: number): string {
+  const head = `[${formatClock(turn.startedAt)}] ${flatLine(turn.user, 200)}`;
+  const reply = turn.finalText ? ` → ${flatLine(turn.finalText, 200)}` : "";
+  const tools = turnToolLine(turn, max, TOOL_ENTRY_PUSH);
+  return fit(`${head}${reply}${tools ? `; ${tools}` : ""}`, max);
+}
+
 /** `tools: read a.ts; ran `npm test` (failed: exit 1)`, or "" when the turn ran none. */
-export function turnToolLine(turn: ChainTurn, max: number): string {
-  return turn.tools && turn.tools.length > 0 ? toolLine(turn.tools, turn.project ?? null, max) : "";
+export function turnToolLine(turn: ChainTurn, max: number, entryCut: number): string {
+  return turn.tools && turn.tools.length > 0 ? toolLine(turn.tools, turn.project ?? null, max, entryCut) : "";
 }
 
 function renderHeader(input: ContextInput, newestAt: number | null): string {
@@ -188,23 +210,48 @@ function renderHeader(input: ContextInput, newestAt: number | null): string {
   ].join("\n");
 }
 
-function renderPosition(input: ContextInput, command: string): string {
+/**
+ * The position, and from how many pushed turns on it may be brief: once the newest prompt and the
+ * reply it names are both pushed whole below, repeating them costs room another turn could use.
+ */
+function renderPosition(
+  input: ContextInput,
+  command: string,
+): { full: string; brief: string; briefFrom: number } {
   const last = input.window[input.window.length - 1];
-  if (!last) return "## Current position\n(no turns yet)";
+  if (!last) {
+    const none = "## Current position\n(no turns yet)";
+    return { full: none, brief: none, briefFrom: Number.POSITIVE_INFINITY };
+  }
   // `/exit`, `/clear`, `/tl`… stay turns, but the position names the last real instruction.
   const real = input.window.filter((t) => !isControlCommand(t.user));
   const newest = real[real.length - 1] ?? last;
   const withReply = real.findLast((t) => t.finalText !== null && t.finalText.trim() !== "");
   const reply = withReply ? { text: withReply.finalText!, at: withReply.endedAt } : input.fallbackReply;
-  return [
-    "## Current position",
-    `Latest prompt [${formatClock(newest.startedAt)}]: ${flatLine(newest.user, POSITION_CUT)}`,
-    reply
-      ? `Latest reply [${formatClock(reply.at)}]: ${flatLine(reply.text, POSITION_CUT)}`
-      : "Latest reply: (no reply yet)",
-    // The turn just finished is what the next prompt most often needs beyond its text.
-    `Latest turn in full (its text, every tool call and output): \`${command} detail ${formatIso(last.startedAt)} --session ${shellQuote(input.sessionId)}\``,
-  ].join("\n");
+  // The turn just finished is what the next prompt most often needs beyond its text.
+  const full = `Latest turn in full (its text, every tool call and output): \`${command} detail ${formatIso(last.startedAt)} --session ${shellQuote(input.sessionId)}\``;
+  const lines = (prompt: number, replyLine: string) =>
+    [
+      "## Current position",
+      `Latest prompt [${formatClock(newest.startedAt)}]: ${flatLine(newest.user, prompt)}`,
+      replyLine,
+      full,
+    ].join("\n");
+  const w = input.window;
+  const oldestNeeded = Math.min(w.indexOf(newest), withReply ? w.indexOf(withReply) : -1);
+  return {
+    full: lines(
+      POSITION_CUT,
+      reply
+        ? `Latest reply [${formatClock(reply.at)}]: ${flatLine(reply.text, POSITION_CUT)}`
+        : "Latest reply: (no reply yet)",
+    ),
+    brief: lines(
+      POSITION_BRIEF_CUT,
+      reply ? `Latest reply [${formatClock(reply.at)}]: in full below` : "Latest reply: (no reply yet)",
+    ),
+    briefFrom: oldestNeeded < 0 ? Number.POSITIVE_INFINITY : w.length - oldestNeeded,
+  };
 }
 
 /**
@@ -269,6 +316,8 @@ interface Plan {
   pushed: number;
   /** Replaces the newest turn's block when it alone does not fit. */
   truncatedBlock: string | null;
+  /** One-line briefs of the window turns just older than the pushed ones, oldest first. */
+  briefs?: readonly string[];
 }
 
 interface Composed {
@@ -282,15 +331,22 @@ interface Composed {
 interface Fixed {
   blocks: readonly string[];
   head: string;
+  /** The head with a brief position, for pushes of at least `briefFrom` whole turns. */
+  briefHead: string;
+  briefFrom: number;
   /** The invocation the pulls are baked with (core/invocation.ts). */
   command: string;
 }
 
 function fixedParts(input: ContextInput, command: string): Fixed {
   const newest = input.window[input.window.length - 1];
+  const header = renderHeader(input, newest?.startedAt ?? null);
+  const position = renderPosition(input, command);
   return {
     blocks: input.window.map((t) => renderTurnBlock(t, "push")),
-    head: `${renderHeader(input, newest?.startedAt ?? null)}\n\n${renderPosition(input, command)}`,
+    head: `${header}\n\n${position.full}`,
+    briefHead: `${header}\n\n${position.brief}`,
+    briefFrom: position.briefFrom,
     command,
   };
 }
@@ -319,7 +375,12 @@ function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
       : "- Older turns: none",
     `- One turn in full (all its text, tool calls and outputs, thinking): \`${cmd} detail <HH:MM:SS | HH:MM | A-B | ISO> --session ${id}\` (times are UTC); by words: \`${cmd} search <words>\``,
   ].join("\n");
-  const parts = [fixed.head, guide];
+  const brief = plan.truncatedBlock === null && p >= fixed.briefFrom;
+  const parts = [brief ? fixed.briefHead : fixed.head, guide];
+  if (plan.briefs && plan.briefs.length > 0)
+    parts.push(
+      `## Earlier turns in brief (${plan.briefs.length} of the ${plural(remaining, "window turn")} not shown whole; all of them: the --l2 command above)\n${plan.briefs.join("\n")}`,
+    );
   if (p > 0) {
     const shown = plan.truncatedBlock !== null ? [plan.truncatedBlock] : blocks.slice(blocks.length - p);
     parts.push(`## Recent turns (${p} of ${input.totalTurns}, oldest first)\n${shown.join("\n\n")}`);
@@ -385,6 +446,15 @@ export function truncationSuffix(turn: ChainTurn, command: string, session?: str
   return ` …(truncated; full text: ${command} detail ${formatIso(turn.startedAt)}${scope})`;
 }
 
+/**
+ * How many characters the newest turn may take, cut, when not even it fits whole. Exported (with
+ * a command instead of the prepared parts) so the tests can place the edge exactly.
+ */
+export function truncationRoom(input: ContextInput, fixedOrCommand: Fixed | string): number {
+  const fixed = typeof fixedOrCommand === "string" ? fixedParts(input, fixedOrCommand) : fixedOrCommand;
+  return CONTEXT_BUDGET - compose(input, fixed, { pushed: 1, truncatedBlock: "" }).text.length;
+}
+
 /** `command` is the invocation baked into every pull (core/invocation.ts selfInvocation). */
 export function renderContext(input: ContextInput, command: string): ContextResult {
   const w = input.window;
@@ -397,7 +467,7 @@ export function renderContext(input: ContextInput, command: string): ContextResu
   }
   const newest = w[w.length - 1];
   if (plan.pushed === 0 && newest) {
-    const room = CONTEXT_BUDGET - compose(input, fixed, { pushed: 1, truncatedBlock: "" }).text.length;
+    const room = truncationRoom(input, fixed);
     if (room >= MIN_TRUNCATED_ROOM) {
       const suffix = truncationSuffix(newest, command);
       plan = {
@@ -408,6 +478,20 @@ export function renderContext(input: ContextInput, command: string): ContextResu
   }
   const settled = settleTies(input, plan.pushed);
   if (settled !== plan.pushed) plan = { pushed: settled, truncatedBlock: null };
+  // The room whole turns left is not wasted: the next-older window turns, one line each, newest
+  // first while they fit (their full text stays one --l2 call away).
+  const unpushed = w.length - plan.pushed;
+  if (unpushed > 0) {
+    let room = CONTEXT_BUDGET - compose(input, fixed, { ...plan, briefs: ["x"] }).text.length - 4;
+    const briefs: string[] = [];
+    for (let i = unpushed - 1; i >= 0 && room > BRIEF_MIN; i--) {
+      const line = briefLine(w[i]!, Math.min(BRIEF_MAX, room - 1));
+      if (line.length + 1 > room) break;
+      briefs.unshift(line);
+      room -= line.length + 1;
+    }
+    if (briefs.length > 0) plan = { ...plan, briefs };
+  }
   const out = compose(input, fixed, plan);
   const text = clamp(out.text);
   return {
@@ -421,6 +505,7 @@ export function renderContext(input: ContextInput, command: string): ContextResu
       older_summarized: input.olderSummarized,
       truncated_newest: plan.truncatedBlock !== null,
       boundary: out.boundary === null ? null : formatIso(out.boundary),
+      brief_turns: plan.briefs?.length ?? 0,
     },
     turns: w.slice(w.length - plan.pushed).map((t) => ({ turnKey: turnKey(t), startedAt: t.startedAt })),
     pull: { l2: out.l2, l1: out.l1 },

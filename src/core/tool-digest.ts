@@ -27,9 +27,9 @@ export interface ToolUse {
 }
 
 /** The longest command, pattern or error text one entry shows. */
-const ENTRY_CUT = 120;
+const ENTRY_CUT = 240;
 /** At most this many identifiers per edited or written file. */
-const NAMES_PER_FILE = 6;
+const NAMES_PER_FILE = 12;
 
 const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool"]);
 const WRITE_TOOLS = new Set(["Write", "create_file"]);
@@ -38,11 +38,16 @@ const SEARCH_TOOLS = new Set(["Grep", "Glob", "LS"]);
 /** Bookkeeping tools whose inputs are the turn's plan, not its work: `detail` has them. */
 const SILENT_TOOLS = new Set(["TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode", "EnterPlanMode"]);
 
-/** snake_case, camelCase, PascalCase with an inner capital, CONSTANT_CASE: names, not words. */
-const NAME = /[A-Za-z_][A-Za-z0-9_]{3,63}/g;
+/**
+ * snake_case, camelCase, PascalCase with an inner capital, CONSTANT_CASE: names, not words; and
+ * file names with an extension (`parser.ts`, `stdbool.h`), with their directories when given.
+ */
+const NAME = /(?:[\w.-]+\/)*[A-Za-z_][\w-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?![\w.])|[A-Za-z_][A-Za-z0-9_]{3,63}/g;
+const FILE_NAME = /\.[A-Za-z][A-Za-z0-9]{0,9}$/;
 const INNER_CAP = /[a-z0-9][A-Z]|[A-Z]{2}[a-z]/;
 
 function isName(w: string): boolean {
+  if (FILE_NAME.test(w)) return w.length >= 5 && !/^\d/.test(w);
   return (w.includes("_") && /[A-Za-z]{2}/.test(w) && !/^_+$/.test(w)) || INNER_CAP.test(w);
 }
 
@@ -89,7 +94,7 @@ interface FileEntry {
  * `edited src/a.ts (parseArgs, MAX_LEN); read b.ts, c.ts; ran `npm test` (failed: exit 1: …)`.
  * Files under one verb are listed together; commands and searches in the order they ran.
  */
-export function toolDigest(uses: readonly ToolUse[], project: string | null): string {
+export function toolDigest(uses: readonly ToolUse[], project: string | null, entryCut = ENTRY_CUT): string {
   const files = new Map<string, FileEntry>();
   const parts: { key: string; text: string }[] = [];
   const fileOrder: string[] = [];
@@ -120,7 +125,7 @@ export function toolDigest(uses: readonly ToolUse[], project: string | null): st
       continue;
     }
     if (u.command !== null) {
-      parts.push({ key: "", text: `ran \`${flatLine(u.command, ENTRY_CUT)}\`${failed}` });
+      parts.push({ key: "", text: `ran \`${flatLine(u.command, entryCut)}\`${failed}` });
       continue;
     }
     if (SEARCH_TOOLS.has(u.tool)) {
@@ -129,20 +134,20 @@ export function toolDigest(uses: readonly ToolUse[], project: string | null): st
       const where = u.pattern !== null && u.path ? ` in ${projectPath(u.path, project)}` : "";
       parts.push({
         key: "",
-        text: `${u.tool.toLowerCase()} "${flatLine(what, ENTRY_CUT)}"${where}${failed}`,
+        text: `${u.tool.toLowerCase()} "${flatLine(what, entryCut)}"${where}${failed}`,
       });
       continue;
     }
     if (u.url !== null) {
-      parts.push({ key: "", text: `fetched ${flatLine(u.url, ENTRY_CUT)}${failed}` });
+      parts.push({ key: "", text: `fetched ${flatLine(u.url, entryCut)}${failed}` });
       continue;
     }
     if (u.query !== null) {
-      parts.push({ key: "", text: `searched the web for "${flatLine(u.query, ENTRY_CUT)}"${failed}` });
+      parts.push({ key: "", text: `searched the web for "${flatLine(u.query, entryCut)}"${failed}` });
       continue;
     }
     if (u.description !== null) {
-      parts.push({ key: "", text: `${u.tool} "${flatLine(u.description, ENTRY_CUT)}"${failed}` });
+      parts.push({ key: "", text: `${u.tool} "${flatLine(u.description, entryCut)}"${failed}` });
       continue;
     }
     if (failed) parts.push({ key: "", text: `${u.tool}${failed}` });
@@ -163,7 +168,12 @@ export function toolDigest(uses: readonly ToolUse[], project: string | null): st
 }
 
 /** The line under a turn: `  tools: …`, fitted to `max` characters; "" when no tool ran. */
-export function toolLine(uses: readonly ToolUse[], project: string | null, max: number): string {
-  const digest = toolDigest(uses, project);
+export function toolLine(
+  uses: readonly ToolUse[],
+  project: string | null,
+  max: number,
+  entryCut = ENTRY_CUT,
+): string {
+  const digest = toolDigest(uses, project, entryCut);
   return digest === "" ? "" : fit(`tools: ${digest}`, max);
 }

@@ -12,6 +12,7 @@ import {
   POSITION_CUT,
   renderContext,
   renderTurnBlock,
+  truncationRoom,
   truncationSuffix,
   WINDOW_TURNS,
 } from "../../src/core/context.ts";
@@ -202,6 +203,7 @@ describe("renderContext cases", () => {
       older_summarized: 0,
       truncated_newest: false,
       boundary: null,
+      brief_turns: 0,
     });
     expect(out.pull).toEqual({ l2: null, l1: null });
     expect(out.text).toContain("holds 0 turns");
@@ -231,13 +233,10 @@ describe("renderContext cases", () => {
 
   test("no room for even a truncated turn (< 400 chars left): no turn pushed", () => {
     const w = [turn(1, T0 - 1000, 10), turn(2, T0, 50_000)];
-    const roomWith = (id: string) => {
-      const input = inputOf(w, { sessionId: id });
-      return CONTEXT_BUDGET - (composeContext(input, 1, CMD).length - renderTurnBlock(w[1]!, "push").length);
-    };
+    const roomWith = (id: string) => truncationRoom(inputOf(w, { sessionId: id }), CMD);
     let id = "";
     while (roomWith(id) >= MIN_TRUNCATED_ROOM) id += "x";
-    // The id is baked twice (the --l2 pull and the detail line): each character costs two.
+    // The id is baked three times (the --l2 pull, the newest turn's and the guide's detail line).
     expect(roomWith(id)).toBeLessThan(MIN_TRUNCATED_ROOM);
     expect(roomWith(id.slice(1))).toBeGreaterThanOrEqual(MIN_TRUNCATED_ROOM);
     const out = renderContext(inputOf(w, { sessionId: id }), CMD);
@@ -250,6 +249,42 @@ describe("renderContext cases", () => {
     const cut = renderContext(inputOf(w, { sessionId: id.slice(1) }), CMD);
     expect(cut.stats.truncated_newest).toBe(true);
     expect(cut.text.length).toBe(CONTEXT_BUDGET);
+  });
+
+  test("room whole turns leave goes to one-line briefs of the next-older window turns, never past the cap", () => {
+    // An older turn too long to push whole, then two short ones: the long one gets a brief line.
+    const w = [
+      turn(1, T0, 200),
+      turn(2, T0 + 60_000, 12_000),
+      turn(3, T0 + 120_000, 100),
+      turn(4, T0 + 180_000, 100),
+    ];
+    w[1]!.tools = [
+      {
+        tool: "Edit",
+        path: "/home/dev/fixture/src/parse.ts",
+        command: null,
+        pattern: null,
+        url: null,
+        query: null,
+        description: null,
+        added: "function splitLines() {}",
+        removed: null,
+        isError: false,
+        output: null,
+      },
+    ];
+    w[1]!.project = "/home/dev/fixture";
+    const out = renderContext(inputOf(w), CMD);
+    expect(out.stats.injected_turns).toBe(2);
+    expect(out.stats.brief_turns).toBe(2);
+    expect(out.text.length).toBeLessThanOrEqual(CONTEXT_BUDGET);
+    const brief = out.text.split("## Earlier turns in brief")[1]!.split("## Recent turns")[0]!;
+    expect(brief).toContain("[09:01:00] prompt 2 ");
+    expect(brief).toContain("tools: edited src/parse.ts (splitLines)");
+    expect(brief.indexOf("[09:00:00]")).toBeLessThan(brief.indexOf("[09:01:00]"));
+    // The pulls are unchanged by the briefs: the --l2 command still fetches both turns in full.
+    expect(out.pull.l2).toContain("--last 2");
   });
 
   test("pushed turn tied to the millisecond with an unpushed one is left out", () => {
@@ -304,8 +339,13 @@ describe("renderContext cases", () => {
     expect(prompt).toStartWith("Latest prompt [09:00:01]: line one word word");
     expect(prompt.length - "Latest prompt [09:00:01]: ".length).toBeLessThanOrEqual(POSITION_CUT);
     expect(prompt.endsWith(" …")).toBe(true);
-    // The newest turn has no reply: the newest reply of the chain is turn 1's.
-    expect(out.text).toContain("Latest reply [09:00:05]: reply 1");
+    // The newest turn has no reply: the newest reply of the chain is turn 1's; both turns are
+    // pushed whole, so the position points at them instead of repeating them.
+    expect(out.text).toContain("Latest reply [09:00:05]: in full below");
+    // Not pushed whole (no room): the position carries the reply itself.
+    const cramped = renderContext({ ...inputOf(w), sessionId: "x".repeat(6000) }, CMD);
+    expect(cramped.stats.injected_turns).toBe(0);
+    expect(cramped.text).toContain("Latest reply [09:00:05]: reply 1");
     expect(out.text).toContain("[09:00:06] [assistant]: (no reply)");
   });
 
@@ -322,7 +362,7 @@ describe("renderContext cases", () => {
     ];
     const out = renderContext(inputOf(w), CMD);
     expect(out.text).toContain("Latest prompt [09:00:00]: prompt 1 ");
-    expect(out.text).toContain("Latest reply [09:00:05]: reply 1 ");
+    expect(out.text).toContain("Latest reply [09:00:05]: in full below");
     // Still turns: pushed as they happened.
     expect(out.text).toContain("[09:02:00] [user]: /exit");
     // A slash command with arguments, or one of the user's own, is an instruction.

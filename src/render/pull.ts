@@ -7,8 +7,11 @@ import {
   type DetailCount,
   PULL_MAX_BYTES,
   renderTurnBlock,
+  TOOL_ENTRY_FULL,
+  TOOLS_FULL_MAX,
   truncationSuffix,
   turnKey,
+  turnToolLine,
 } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
 import { cutChars, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
@@ -225,6 +228,7 @@ export function recallJson(
           assistant: t.assistant,
           summary: null,
           details: countsJson(t.details),
+          tools: turnToolLine(t, TOOLS_FULL_MAX, TOOL_ENTRY_FULL).replace(/^tools: /, "") || null,
         }))
       : (turns as readonly SummaryRow[]).map((r) => ({
           turn_key: `${r.origin_session_id}:${r.turn_number}`,
@@ -234,6 +238,7 @@ export function recallJson(
           assistant: null,
           summary: r.summary,
           details: [],
+          tools: null,
         }));
   return {
     schema: "throughline.recall.v1",

@@ -345,3 +345,24 @@ export async function runPagedPull(
     h.standIn.setScript(previous);
   }
 }
+
+/** The product's page line, the last line of a page that has a next one (src/render/pull.ts). */
+const PAGE_LINE = /\nNext page \(([^)\n]*)\): `([^`\n]+)`\s*$/;
+
+/**
+ * The next page a pull names, as the product prints it on the page's last line:
+ * `Next page (<what>): \`<command>\`` (`recall --l2/--l1`, `detail`, `detail --item`); null on
+ * the last page. `what` is the parenthesised part (`3 older turns`, `chars 23,739–`).
+ */
+export function pageLine(output: string): { what: string; command: string } | null {
+  const m = PAGE_LINE.exec(output);
+  return m ? { what: m[1]!, command: m[2]! } : null;
+}
+
+/** A `detail` page's cut markers: `[… 12,345 chars cut; all of it: <command> …]`, in order. */
+export function cutMarkers(output: string): { cut: number; command: string }[] {
+  return [...output.matchAll(/\[… ([\d,]+) chars cut; all of it: ([^\n]+?) …\]/g)].map((m) => ({
+    cut: Number(m[1]!.replaceAll(",", "")),
+    command: m[2]!,
+  }));
+}

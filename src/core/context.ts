@@ -229,7 +229,7 @@ function renderPosition(
   const withReply = real.findLast((t) => t.finalText !== null && t.finalText.trim() !== "");
   const reply = withReply ? { text: withReply.finalText!, at: withReply.endedAt } : input.fallbackReply;
   // The turn just finished is what the next prompt most often needs beyond its text.
-  const full = `Latest turn in full (its text, every tool call and output): \`${command} detail ${formatIso(last.startedAt)} --session ${shellQuote(input.sessionId)}\``;
+  const full = `Latest turn in full (its text, every tool call and output): \`${command} detail ${formatIso(newest.startedAt)} --session ${shellQuote(input.sessionId)}\``;
   const lines = (prompt: number, replyLine: string) =>
     [
       "## Current position",

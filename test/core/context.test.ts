@@ -363,6 +363,10 @@ describe("renderContext cases", () => {
     const out = renderContext(inputOf(w), CMD);
     expect(out.text).toContain("Latest prompt [09:00:00]: prompt 1 ");
     expect(out.text).toContain("Latest reply [09:00:05]: in full below");
+    // The newest turn's detail command names the real instruction too, not `/exit`.
+    expect(out.text).toContain(
+      `Latest turn in full (its text, every tool call and output): \`${CMD} detail ${new Date(T0).toISOString()} --session sess-a\``,
+    );
     // Still turns: pushed as they happened.
     expect(out.text).toContain("[09:02:00] [user]: /exit");
     // A slash command with arguments, or one of the user's own, is an instruction.

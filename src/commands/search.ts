@@ -1,20 +1,29 @@
 import { defineCommand } from "citty";
-import { formatStamp } from "../core/activity-query.ts";
 import { formatIso } from "../core/clock.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import {
-  groupByTurn,
+  bitCount,
+  COVERAGE_TERMS,
+  caseFolds,
+  distinctTerms,
+  foldCase,
+  indexable,
   isSearchKind,
   type Ranked,
   rankCandidates,
+  rankTurns,
   SEARCH_CANDIDATES,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_KINDS,
+  SEARCH_TERM_CANDIDATES,
+  type SearchCandidate,
   type SearchHit,
   type SearchKind,
-  snippet,
+  termsOf,
   textMatch,
+  windowRows,
+  windowsOf,
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
@@ -22,10 +31,9 @@ import { findProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import { searchCandidates, searchHits } from "../db/queries/search.ts";
 import { ThroughlineError } from "../errors.ts";
+import { renderSearch, type SearchView, type SearchWindow, searchJson } from "../render/search.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { parseCount } from "./_pull-args.ts";
-
-const KIND_LABEL: Record<SearchKind, string> = { l2: "L2", l3: "L3", events: "event" };
 
 function resolveScope(
   db: Database,
@@ -56,77 +64,123 @@ function detailCommand(h: SearchHit): string {
   return commandLine(selfInvocation(), "detail", formatIso(h.at), "--session", h.session);
 }
 
-/** Every matching row of the scope, ranked best first (the newest SEARCH_CANDIDATES per index). */
+/**
+ * Every matching row of the scope, ranked: the newest SEARCH_CANDIDATES rows per index holding
+ * every term; and, with several terms, the newest SEARCH_TERM_CANDIDATES rows of each term on
+ * its own, so that a turn holding the terms in different rows is found. Those are not read when
+ * `limit` turns hold every term in one row already: no other turn can rank above them
+ * (core/search.ts rankTurns), and `capped` then says that more may match.
+ */
 export function rankedMatches(
   db: Database,
   scope: Scope,
-  terms: readonly string[],
+  words: readonly string[],
   kinds: readonly SearchKind[],
-): { ranked: Ranked[]; capped: boolean; anyWord: boolean } {
-  const run = (any: boolean) => {
-    const q = { scope, ...textMatch(terms, any) };
-    const found = kinds.map((k) => searchCandidates(db, k, q, SEARCH_CANDIDATES));
-    const ranked = rankCandidates(
-      found.map((f) => f.candidates),
-      terms,
-    );
-    return { ranked, capped: found.some((f) => f.capped), anyWord: any };
+  limit = Number.POSITIVE_INFINITY,
+): { ranked: Ranked[]; capped: boolean; terms: string[] } {
+  const terms = distinctTerms(words);
+  const folds = caseFolds(terms);
+  const query = (sub: readonly string[]) => ({ scope, ...textMatch(sub, false, foldCase), folds });
+  const all = terms.slice(0, COVERAGE_TERMS).reduce((bits, _, i) => bits | (1 << i), 0);
+  const lists = kinds.map(() => new Map<number, SearchCandidate>());
+  let capped = false;
+  const add = (k: number, found: { candidates: SearchCandidate[]; capped: boolean }, bits: number) => {
+    capped ||= found.capped;
+    const list = lists[k]!;
+    for (const c of found.candidates) {
+      const seen = list.get(c.id);
+      if (seen) seen.terms = (seen.terms ?? 0) | bits;
+      else {
+        c.terms = bits;
+        list.set(c.id, c);
+      }
+    }
   };
-  const all = run(false);
-  if (all.ranked.length === 0 && terms.length > 1) {
-    const wider = run(true);
-    if (wider.ranked.length > 0) return wider;
+  kinds.forEach((k, i) => {
+    add(i, searchCandidates(db, k, query(terms), SEARCH_CANDIDATES), all);
+  });
+  if (terms.length > 1) {
+    const whole = new Set<string | number>();
+    for (const list of lists) for (const c of list.values()) whole.add(c.turn ?? `${c.kind}:${c.id}`);
+    if (whole.size >= limit) capped = true;
+    else
+      kinds.forEach((k, i) => {
+        terms.forEach((t, bit) => {
+          if (indexable(t) && bit < COVERAGE_TERMS)
+            add(i, searchCandidates(db, k, query([t]), SEARCH_TERM_CANDIDATES), 1 << bit);
+        });
+      });
   }
-  return all;
+  return {
+    ranked: rankCandidates(
+      lists.map((l) => [...l.values()]),
+      terms,
+    ),
+    capped,
+    terms,
+  };
 }
 
-/** A result: the best row of one turn, and how many rows of each kind matched there. */
+/** A result: one turn, its best row, the context of each term it holds, and what else matched. */
 export interface TurnResult {
   hit: SearchHit;
+  /** How many rows of each kind matched in the turn, best first (the first is the hit's). */
   matched: { kind: SearchKind; label: string; rows: number }[];
+  /** The query's terms the turn holds, in query order. */
+  terms: string[];
+  /** Lines of context around the terms, the hit's own row first. */
+  windows: SearchWindow[];
 }
 
-/** The best `limit` turns for the terms (docs/search.md, "One result per turn"), with whether more matched. */
+/**
+ * The best `limit` turns for the terms (docs/search.md, "Ranking"), with whether more matched
+ * and whether any turn holds every term.
+ */
 export function searchTurns(
   db: Database,
   scope: Scope,
-  terms: readonly string[],
+  words: readonly string[],
   kinds: readonly SearchKind[],
   limit: number,
-): { results: TurnResult[]; more: boolean; anyWord: boolean } {
-  const { ranked, capped, anyWord } = rankedMatches(db, scope, terms, kinds);
-  const groups = groupByTurn(ranked);
-  const shown = groups.slice(0, limit);
+): { results: TurnResult[]; more: boolean; anyWord: boolean; terms: string[] } {
+  const { ranked, capped, terms } = rankedMatches(db, scope, words, kinds, limit);
+  const turns = rankTurns(ranked, terms.length);
+  const shown = turns.slice(0, limit);
+  const rows = shown.map((t) => ({ turn: t, windows: windowRows(t) }));
   const hits = new Map<string, SearchHit>();
-  for (const k of kinds)
-    for (const h of searchHits(
-      db,
-      k,
-      shown.filter((g) => g.best.kind === k).map((g) => g.best),
-    ))
-      hits.set(`${h.kind}:${h.id}`, h);
+  for (const k of kinds) {
+    const ids = new Map<number, Ranked>();
+    for (const r of rows)
+      for (const m of [r.turn.best, ...r.windows.map((w) => w.row)]) if (m.kind === k) ids.set(m.id, m);
+    for (const h of searchHits(db, k, [...ids.values()])) hits.set(`${h.kind}:${h.id}`, h);
+  }
   const results: TurnResult[] = [];
-  for (const g of shown) {
-    const hit = hits.get(`${g.best.kind}:${g.best.id}`);
+  for (const { turn, windows } of rows) {
+    const hit = hits.get(`${turn.best.kind}:${turn.best.id}`);
     if (!hit) continue;
     const matched: TurnResult["matched"] = [];
-    for (const m of g.members) {
+    for (const m of turn.members) {
       const same = matched.find((x) => x.kind === m.kind && x.label === m.label);
       if (same) same.rows++;
       else matched.push({ kind: m.kind, label: m.label, rows: 1 });
     }
-    results.push({ hit, matched });
+    const lines: SearchWindow[] = [];
+    for (const w of windows) {
+      const text = hits.get(`${w.row.kind}:${w.row.id}`)?.text;
+      if (text === undefined) continue;
+      const own = w.row === turn.best;
+      for (const line of windowsOf(text, termsOf(w.terms, terms)))
+        lines.push({ kind: w.row.kind, label: w.row.label, own, text: line });
+    }
+    results.push({ hit, matched, terms: termsOf(turn.terms, terms), windows: lines });
   }
-  return { results, more: groups.length > limit || capped, anyWord };
-}
-
-/** `L3 tool_output Bash ×2`: what else matched in a result's turn. */
-function alsoMatched(r: TurnResult): string | null {
-  const rest = r.matched
-    .map((m, i) => ({ ...m, rows: i === 0 ? m.rows - 1 : m.rows }))
-    .filter((m) => m.rows > 0)
-    .map((m) => `${KIND_LABEL[m.kind]} ${m.label}${m.rows > 1 ? ` ×${m.rows}` : ""}`);
-  return rest.length > 0 ? rest.join(", ") : null;
+  const every = Math.min(terms.length, COVERAGE_TERMS);
+  return {
+    results,
+    more: turns.length > limit || capped,
+    anyWord: terms.length > 1 && turns.length > 0 && !turns.some((t) => bitCount(t.terms) >= every),
+    terms,
+  };
 }
 
 export default defineCommand({
@@ -136,7 +190,11 @@ export default defineCommand({
       "Ranked full-text search over every turn's text (L2), details (L3) and activity events (read-only)",
   },
   args: {
-    words: { type: "positional", required: true, description: "Words or quoted phrases (all must match)" },
+    words: {
+      type: "positional",
+      required: true,
+      description: "Words or quoted phrases: the turns holding the most of them come first",
+    },
     session: { type: "string", description: "Only this session's chain", valueHint: "id" },
     project: {
       type: "string",
@@ -164,7 +222,6 @@ export default defineCommand({
         throw new ThroughlineError("E_ARGS", `--kind must be l2, l3 or events; got "${args.kind}"`);
       kinds = [args.kind];
     }
-    const terms = words.map((w) => w.trim());
     const db = openForRead(databasePath(process.env, args.db));
     try {
       const { scope, label } = resolveScope(
@@ -176,73 +233,29 @@ export default defineCommand({
         },
         process.cwd(),
       );
-      const res = searchTurns(db, scope, terms, kinds, limit);
-      const anyWord = res.anyWord;
-      const query = terms.join(" ");
-      const moreCommand = commandLine(
-        selfInvocation(),
-        "search",
-        ...terms,
-        ...(args.kind ? ["--kind", args.kind] : []),
-        "--limit",
-        String(limit * 2),
-      );
-      if (args.json)
-        return printJson({
-          schema: "throughline.search.v1",
-          query,
-          scope: label,
-          kinds,
-          limit,
-          any_word: anyWord,
-          more: res.more,
-          more_command: res.more ? moreCommand : null,
-          results: res.results.map(({ hit: h, matched }, i) => ({
-            rank: i + 1,
-            kind: h.kind,
-            label: h.label,
-            score: h.score,
-            snippet: snippet(h.text, terms),
-            session: h.session,
-            turn_key: h.turnNumber === null ? null : `${h.origin}:${h.turnNumber}`,
-            time: formatIso(h.ts),
-            detail_time: formatIso(h.at),
-            detail_command: detailCommand(h),
-            // Every row of the turn that matched, best first: the result stands for its turn.
-            matched,
-          })),
-        });
-      const out: string[] = [`## Search: ${query}`];
-      if (res.results.length === 0) {
-        out.push(
-          `No match in ${label}${kinds.length === 1 ? ` (--kind ${kinds[0]})` : ""}.`,
-          "",
-          `Try fewer or other words${scope.kind === "all" ? "" : ", or --all to search every project"}. Words shorter than 3 characters only match as part of a longer text.`,
-        );
-        console.log(out.join("\n"));
-        return;
-      }
-      out.push(
-        `**Scope:** ${label} · best match first${anyWord ? " · no result held every word, showing results with any of them" : ""}`,
-        "",
-      );
-      res.results.forEach((r, i) => {
-        const h = r.hit;
-        const turn = h.turnNumber === null ? "" : ` · turn ${h.turnNumber}`;
-        const also = alsoMatched(r);
-        out.push(
-          `${i + 1}. [${KIND_LABEL[h.kind]} ${h.label}] ${formatStamp(h.ts)} · session ${h.session}${turn}`,
-          `   ${snippet(h.text, terms)}`,
-          ...(also ? [`   also in this turn: ${also}`] : []),
-          `   → ${detailCommand(h)}`,
-        );
-      });
-      if (res.more)
-        out.push(
-          "",
-          `*(showing ${res.results.length}; more matched: \`${moreCommand}\`${kinds.length > 1 ? ", or narrow with --kind l2|l3|events" : ""})*`,
-        );
-      console.log(out.join("\n"));
+      const given = words.map((w) => w.trim());
+      const res = searchTurns(db, scope, given, kinds, limit);
+      const view: SearchView = {
+        query: given.join(" "),
+        terms: res.terms,
+        scopeLabel: label,
+        scopeAll: scope.kind === "all",
+        kinds,
+        limit,
+        anyWord: res.anyWord,
+        more: res.more,
+        moreCommand: commandLine(
+          selfInvocation(),
+          "search",
+          ...given,
+          ...(args.kind ? ["--kind", args.kind] : []),
+          "--limit",
+          String(limit * 2),
+        ),
+        results: res.results.map((r) => ({ ...r, detailCommand: detailCommand(r.hit) })),
+      };
+      if (args.json) return printJson(searchJson(view));
+      console.log(renderSearch(view));
     } finally {
       db.close();
     }

@@ -1,8 +1,8 @@
 /**
  * Pure parts of `throughline search`: the trigram query and the substrings that verify it,
- * snippets cut from the stored text (the FTS tables are contentless, so FTS5's own snippet()
- * has nothing to cut from), the merge of ranked hits from the three indexes and their grouping
- * by turn.
+ * case folding, snippets and context windows cut from the stored text (the FTS tables are
+ * contentless, so FTS5's own snippet() has nothing to cut from), the merge of ranked rows from
+ * the three indexes and their ranking by turn (docs/search.md).
  */
 
 export const SEARCH_KINDS = ["l2", "l3", "events"] as const;
@@ -15,17 +15,32 @@ export function isSearchKind(v: string): v is SearchKind {
 /** Results shown when `--limit` is not given. */
 export const SEARCH_DEFAULT_LIMIT = 10;
 /**
- * Matching rows ranked per index: the newest this many. Walking a doclist newest first is
- * cheap; ranking every match of a common word on a large database is not.
+ * Matching rows ranked per index and query: the newest this many. Walking a doclist newest
+ * first is cheap; ranking every match of a common word on a large database is not.
  */
 export const SEARCH_CANDIDATES = 200;
-/** Characters of context on each side of the match in a snippet. */
+/**
+ * With several terms, each term's own newest rows per index, this many: through them a turn
+ * holding the terms in different rows is found (docs/search.md, "Ranking").
+ */
+export const SEARCH_TERM_CANDIDATES = 50;
+/** Characters of context on each side of the match in a snippet or a window. */
 export const SNIPPET_CONTEXT = 90;
+/** Context windows shown under one result: one per matched term, this many at most. */
+export const WINDOWS_MAX = 4;
+/** Terms counted for a turn's coverage (a bit each); later ones still match, uncounted. */
+export const COVERAGE_TERMS = 30;
+/**
+ * The first line of throughline's own push (src/core/context.ts renders it). Claude Code
+ * records the UserPromptSubmit output as a hook attachment of the next turn; that copy is
+ * never a search result (docs/search.md).
+ */
+export const PUSH_HEADING = "# Resume context (throughline)";
 
 export interface SearchHit {
   kind: SearchKind;
   id: number;
-  /** bm25: lower is better. Substring-only matches score 0. */
+  /** Lower is better (bm25). */
   score: number;
   /** `user`/`assistant`, an L3 kind and tool, or an event type. */
   label: string;
@@ -39,23 +54,61 @@ export interface SearchHit {
   ts: number;
 }
 
+/**
+ * Lower case by code point, keeping every offset: a character whose lower case has another
+ * length (`İ`) stays as it is, and `Σ` is always `σ` (JavaScript's toLowerCase() makes a
+ * final one `ς`). ASCII folds as SQLite's lower() does. Offsets in the folded text are offsets
+ * in the original, which is what snippets cut by.
+ */
+export function foldCase(s: string): string {
+  const lower = s.toLowerCase();
+  if (lower.length === s.length && !s.includes("Σ")) return lower;
+  let out = "";
+  for (const ch of s) {
+    const l = ch.toLowerCase();
+    out += l.length === ch.length ? l : ch;
+  }
+  return out;
+}
+
+/** Case pairs folded in SQL at most: enough for any query in one alphabet. */
+const FOLDS_MAX = 64;
+
+/**
+ * What SQL must replace, after its ASCII-only lower(), for the text to fold as `foldCase`
+ * folds the terms: each non-ASCII letter of the folded terms with its upper case
+ * (`Ä` → `ä`, `П` → `п`). Empty for ASCII terms, whose verification stays `lower()` alone.
+ */
+export function caseFolds(terms: readonly string[]): [from: string, to: string][] {
+  const out: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const t of terms)
+    for (const ch of foldCase(t)) {
+      if (ch.charCodeAt(0) < 0x80 || seen.has(ch)) continue;
+      seen.add(ch);
+      const up = ch.toUpperCase();
+      if (up !== ch && [...up].length === 1 && foldCase(up) === ch) out.push([up, ch]);
+      if (out.length === FOLDS_MAX) return out;
+    }
+  return out;
+}
+
 /** Where the first of the terms occurs, case-insensitively (longest term first); -1 when none does. */
 function firstMatch(text: string, terms: readonly string[]): { at: number; len: number } {
-  const lower = text.toLowerCase();
+  const lower = foldCase(text);
   for (const t of [...terms].sort((a, b) => b.length - a.length)) {
-    const at = lower.indexOf(t.toLowerCase());
+    const at = lower.indexOf(foldCase(t));
     if (at >= 0) return { at, len: t.length };
   }
   return { at: -1, len: 0 };
 }
 
-/** One line of context around the first match, with `…` where the text was cut. */
-export function snippet(text: string, terms: readonly string[], context = SNIPPET_CONTEXT): string {
-  const m = firstMatch(text, terms);
-  const at = Math.max(m.at, 0);
-  let from = Math.max(0, at - context);
-  let to = Math.min(text.length, at + m.len + context);
-  // End on word boundaries when one is near (CJK text has none: cut by characters there).
+/**
+ * `text[from, to)` on one line, widened to word boundaries when one is near (CJK text has
+ * none: cut by characters there), with `…` where the text was cut. Tool inputs are stored as
+ * JSON: their escaped newlines and quotes are shown as text.
+ */
+function cutLine(text: string, from: number, to: number): string {
   const after = text.slice(to, to + 16).search(/\s/);
   if (to < text.length && after >= 0) to += after;
   const before = text.slice(Math.max(0, from - 16), from).search(/\s\S*$/);
@@ -63,7 +116,6 @@ export function snippet(text: string, terms: readonly string[], context = SNIPPE
   // Do not cut a surrogate pair in half.
   if (from > 0 && /[\uDC00-\uDFFF]/.test(text[from] ?? "")) from--;
   if (to < text.length && /[\uD800-\uDBFF]/.test(text[to - 1] ?? "")) to++;
-  // Tool inputs are stored as JSON: show their escaped newlines and quotes as text.
   const body = text
     .slice(from, to)
     .replace(/\\[nrt]/g, " ")
@@ -71,6 +123,40 @@ export function snippet(text: string, terms: readonly string[], context = SNIPPE
     .replace(/\s+/g, " ")
     .trim();
   return `${from > 0 ? "… " : ""}${body}${to < text.length ? " …" : ""}`;
+}
+
+/** One line of context around the first match, with `…` where the text was cut. */
+export function snippet(text: string, terms: readonly string[], context = SNIPPET_CONTEXT): string {
+  const m = firstMatch(text, terms);
+  const at = Math.max(m.at, 0);
+  return cutLine(text, Math.max(0, at - context), Math.min(text.length, at + m.len + context));
+}
+
+/** A term longer than this shows its start and end only in a window. */
+const WINDOW_TERM_MAX = 200;
+
+/**
+ * One line per cluster of matches: the first occurrence of each of `terms` in `text`, with
+ * `context` characters on each side; occurrences whose windows touch share one line. Terms
+ * not found (another fold than the index's) are left out. In the order of the text.
+ */
+export function windowsOf(text: string, terms: readonly string[], context = SNIPPET_CONTEXT): string[] {
+  const folded = foldCase(text);
+  const spans: { from: number; to: number }[] = [];
+  for (const t of terms) {
+    const at = folded.indexOf(foldCase(t));
+    if (at < 0) continue;
+    const len = Math.min(t.length, WINDOW_TERM_MAX);
+    spans.push({ from: Math.max(0, at - context), to: Math.min(text.length, at + len + context) });
+  }
+  spans.sort((a, b) => a.from - b.from);
+  const merged: { from: number; to: number }[] = [];
+  for (const s of spans) {
+    const last = merged.at(-1);
+    if (last && s.from <= last.to) last.to = Math.max(last.to, s.to);
+    else merged.push({ ...s });
+  }
+  return merged.map((s) => cutLine(text, s.from, s.to));
 }
 
 /** A matching row before ranking: the head of its text, its full length and its time. */
@@ -84,6 +170,11 @@ export interface SearchCandidate {
   label: string;
   /** `origin:turn_number` of the turn holding the row, null for rows outside any turn. */
   turn: string | null;
+  /**
+   * Bits of the terms a query proved the row holds (it was found by that term's own query, on
+   * the whole indexed text); the head adds what it holds.
+   */
+  terms?: number;
 }
 
 export interface Ranked {
@@ -93,6 +184,8 @@ export interface Ranked {
   ts: number;
   label: string;
   turn: string | null;
+  /** The terms the row holds, a bit per term (index in the query's terms). */
+  terms: number;
 }
 
 /** Terms of at least this many characters are looked up in the trigram index. */
@@ -125,6 +218,11 @@ export function trigramQuery(word: string): string | null {
   return termTrigrams(word).map(ftsToken).join(" AND ");
 }
 
+/** Whether `term` is long enough for the trigram index. */
+export function indexable(term: string): boolean {
+  return [...term].length >= TRIGRAM_MIN;
+}
+
 /** SQLite's lower(): ASCII letters only, so a term and `lower(text)` fold alike. */
 export function asciiLower(s: string): string {
   return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
@@ -134,7 +232,7 @@ export function asciiLower(s: string): string {
 export interface TextMatch {
   /** FTS5 query of single trigrams (AND within a term), or null when every term is too short. */
   match: string | null;
-  /** ASCII-lower-cased terms to find as substrings of the text (`lower(text)`). */
+  /** Lower-cased terms (by `fold`) to find as substrings of the text (`lower(text)`). */
   substrings: string[];
   /** The text must hold any one of `substrings` rather than all of them. */
   anySubstring: boolean;
@@ -144,25 +242,43 @@ export interface TextMatch {
  * The index query for terms (all must occur, or any with `any`). The FTS5 tables keep no
  * positions (`detail=none`, docs/search.md), so a term is looked up
  * by its covering trigrams and then verified as a substring of the row's text; that test is
- * what makes a match exact. Case folding of the verification is ASCII-only, like SQLite's
- * lower(). With `any`, terms too short for trigrams are dropped when a longer one exists
+ * what makes a match exact. The substrings are folded by `fold`: ASCII-only by default, like
+ * SQLite's lower(); `search` passes `foldCase` and folds the text to match (`caseFolds`).
+ * With `any`, terms too short for trigrams are dropped when a longer one exists
  * (they would turn back into a requirement): the long ones decide alone.
  */
-export function textMatch(terms: readonly string[], any = false): TextMatch {
+export function textMatch(
+  terms: readonly string[],
+  any = false,
+  fold: (s: string) => string = asciiLower,
+): TextMatch {
   const groups: string[] = [];
   const long: string[] = [];
   const short: string[] = [];
   for (const t of terms) {
-    if ([...t].length < TRIGRAM_MIN) short.push(asciiLower(t));
+    if (!indexable(t)) short.push(fold(t));
     else {
       const grams = termTrigrams(t).map(ftsToken);
       groups.push(grams.length > 1 && any ? `(${grams.join(" AND ")})` : grams.join(" AND "));
-      long.push(asciiLower(t));
+      long.push(fold(t));
     }
   }
   if (groups.length === 0) return { match: null, substrings: short, anySubstring: false };
   if (any) return { match: groups.join(" OR "), substrings: long, anySubstring: long.length > 1 };
   return { match: groups.join(" AND "), substrings: [...long, ...short], anySubstring: false };
+}
+
+/** The query's terms, each once (folded alike), in the order given. */
+export function distinctTerms(terms: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of terms) {
+    const f = foldCase(t);
+    if (t === "" || seen.has(f)) continue;
+    seen.add(f);
+    out.push(t);
+  }
+  return out;
 }
 
 /** One result of a grouped search: the best row of a turn, and every row of it that matched. */
@@ -173,9 +289,10 @@ export interface TurnGroup<T = Ranked> {
 }
 
 /**
- * One entry per turn, best first: a turn's prompt, reply, tool outputs and events would
- * otherwise fill the top results with one turn. Rows outside any turn (`turnOf` null) stand
- * alone. Used by `search` and by `recall <words>` (docs/search.md, docs/activity.md).
+ * One entry per turn, in the order of `ranked`: a turn's prompt, reply, tool outputs and
+ * events would otherwise fill the top results with one turn. Rows outside any turn (`turnOf`
+ * null) stand alone. Used by `recall <words>` (docs/activity.md) and, before it ranks the
+ * turns, by `search` (rankTurns).
  */
 export function groupByTurn<T = Ranked>(
   ranked: readonly T[],
@@ -197,26 +314,142 @@ export function groupByTurn<T = Ranked>(
   return groups;
 }
 
+/** How many bits are set. */
+export function bitCount(bits: number): number {
+  let n = 0;
+  for (let b = bits; b !== 0; b &= b - 1) n++;
+  return n;
+}
+
+/** Bits of the terms a folded text holds. */
+function termBits(folded: string, terms: readonly string[]): number {
+  let bits = 0;
+  for (let i = 0; i < terms.length && i < COVERAGE_TERMS; i++) if (folded.includes(terms[i]!)) bits |= 1 << i;
+  return bits;
+}
+
+/** Rows before turns: more of the terms first, then bm25, then newest. */
+function byRow(a: Ranked, b: Ranked): number {
+  const more = a.terms === b.terms ? 0 : bitCount(b.terms) - bitCount(a.terms);
+  return more || a.score - b.score || b.ts - a.ts || b.id - a.id;
+}
+
 /**
  * Rank each index's candidates by BM25 (within the index: lengths differ by kind), then merge:
- * best first, ties newest first. Returns every candidate in that order.
+ * the rows holding more of the terms first (SearchCandidate.terms and the terms its head
+ * holds), then best score, ties newest first. Returns every candidate in that order.
  */
 export function rankCandidates(
   lists: readonly (readonly SearchCandidate[])[],
   terms: readonly string[],
 ): Ranked[] {
+  const folded = terms.map(foldCase);
   const all: Ranked[] = [];
   for (const list of lists) {
-    const scores = bm25Scores(
-      list.map((c) => ({ text: c.head, length: c.length })),
-      terms,
-    );
+    const heads = list.map((c) => foldCase(c.head));
+    const scores = bm25Folded(heads, list, folded);
     list.forEach((c, i) => {
-      all.push({ kind: c.kind, id: c.id, score: scores[i]!, ts: c.ts, label: c.label, turn: c.turn });
+      const bits = termBits(heads[i]!, folded) | (c.terms ?? 0);
+      all.push({
+        kind: c.kind,
+        id: c.id,
+        score: scores[i]!,
+        ts: c.ts,
+        label: c.label,
+        turn: c.turn,
+        terms: bits,
+      });
     });
   }
-  all.sort((a, b) => a.score - b.score || b.ts - a.ts || b.id - a.id);
+  all.sort(byRow);
   return all;
+}
+
+/** A turn of a search: its matching rows, best first, and the terms they hold together. */
+export interface RankedTurn extends TurnGroup<Ranked> {
+  /** Bits of the terms the turn's rows hold between them. */
+  terms: number;
+  /**
+   * How widely the turn holds the terms: for each term, its idf over the candidate turns times
+   * log(1 + the turn's rows holding it), a prompt or reply row counting double.
+   */
+  spread: number;
+}
+
+/** A prompt or reply holding a term says what the turn is about; a tool output may only mention it. */
+const L2_WEIGHT = 2;
+
+/**
+ * The turns of the ranked rows, best first (docs/search.md, "Ranking"):
+ * 1. the turn holding the most distinct terms across all its rows (prompt, reply, tool calls
+ *    and outputs, events);
+ * 2. the turn whose best row holds the most of them together;
+ * 3. the widest spread of the terms over the turn's rows (RankedTurn.spread);
+ * 4. the best row's bm25; 5. the newest.
+ * A row outside any turn is a turn of its own. `ranked` is in rankCandidates' order (a turn's
+ * rows best first).
+ */
+export function rankTurns(ranked: readonly Ranked[], termCount: number): RankedTurn[] {
+  const n = Math.min(termCount, COVERAGE_TERMS);
+  const turns: (RankedTurn & { key: number })[] = [];
+  const byTurn = new Map<string, number>();
+  // Per turn and term: its rows holding the term, prompt and reply rows weighted (a turn per row at most).
+  const weights = new Float64Array(ranked.length * n);
+  for (const r of ranked) {
+    let k = r.turn === null ? undefined : byTurn.get(r.turn);
+    if (k === undefined) {
+      k = turns.length;
+      turns.push({ best: r, members: [], terms: 0, spread: 0, key: 0 });
+      if (r.turn !== null) byTurn.set(r.turn, k);
+    }
+    const t = turns[k]!;
+    t.members.push(r);
+    t.terms |= r.terms;
+    const w = r.kind === "l2" ? L2_WEIGHT : 1;
+    for (let i = 0; i < n; i++) if ((r.terms & (1 << i)) !== 0) weights[k * n + i]! += w;
+  }
+  for (let i = 0; i < n; i++) {
+    let df = 0;
+    for (let k = 0; k < turns.length; k++) if (weights[k * n + i]! > 0) df++;
+    const idf = Math.log(1 + (turns.length - df + 0.5) / (df + 0.5));
+    for (let k = 0; k < turns.length; k++) {
+      const w = weights[k * n + i]!;
+      if (w > 0) turns[k]!.spread += idf * Math.log(1 + w);
+    }
+  }
+  // Terms held, then terms in the best row, then spread (< 1e6: 30 terms, each idf × log < 1e3).
+  for (const t of turns) t.key = bitCount(t.terms) * 1e8 + bitCount(t.best.terms) * 1e6 + t.spread;
+  turns.sort(
+    (a, b) => b.key - a.key || a.best.score - b.best.score || b.best.ts - a.best.ts || b.best.id - a.best.id,
+  );
+  return turns;
+}
+
+/**
+ * The rows to cut a turn's windows from: the fewest, best first, that show each term the turn
+ * holds (at most `max` terms), each with the terms it is to show.
+ */
+export function windowRows(turn: RankedTurn, max = WINDOWS_MAX): { row: Ranked; terms: number }[] {
+  let left = turn.terms;
+  let room = max;
+  const out: { row: Ranked; terms: number }[] = [];
+  for (const m of turn.members) {
+    if (left === 0 || room === 0) break;
+    let gain = 0;
+    for (let b = m.terms & left; b !== 0 && room > 0; b &= b - 1) {
+      gain |= b & -b;
+      room--;
+    }
+    if (gain === 0) continue;
+    out.push({ row: m, terms: gain });
+    left &= ~gain;
+  }
+  return out;
+}
+
+/** The terms whose bits are set, in query order. */
+export function termsOf(bits: number, terms: readonly string[]): string[] {
+  return terms.filter((_, i) => i < COVERAGE_TERMS && (bits & (1 << i)) !== 0);
 }
 
 /** An event as searchable text: its summary, then the string and number values of its detail. */
@@ -257,11 +490,23 @@ export function bm25Scores(
   docs: readonly { text: string; length: number }[],
   terms: readonly string[],
 ): number[] {
+  return bm25Folded(
+    docs.map((d) => d.text.toLowerCase()),
+    docs,
+    terms.map((t) => t.toLowerCase()),
+  );
+}
+
+/** bm25Scores over texts and terms already folded alike. */
+function bm25Folded(
+  lowered: readonly string[],
+  docs: readonly { length: number }[],
+  folded: readonly string[],
+): number[] {
   const n = docs.length;
   if (n === 0) return [];
-  const lowered = docs.map((d) => d.text.toLowerCase());
   const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
-  const ts = terms.map((t) => t.toLowerCase()).filter((t) => t.length > 0);
+  const ts = folded.filter((t) => t.length > 0);
   const tf = ts.map((t) => lowered.map((x) => occurrences(x, t)));
   const idf = tf.map((col) => {
     const df = col.filter((c) => c > 0).length;

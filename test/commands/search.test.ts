@@ -1,11 +1,18 @@
 /**
  * `throughline search` on a small fixture session: identifiers in tool output, file paths,
- * Japanese and English phrases, best match first, one result per turn, scopes, kinds and limits.
+ * Japanese and English phrases, best match first, one result per turn, scopes, kinds and limits;
+ * on built sessions: the turn holding the most of the words first, the words in context, the
+ * push never a hit, case folding beyond ASCII, the output's bound; goldens of the text and JSON.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { snippet } from "../../src/core/search.ts";
+import { PULL_MAX_BYTES } from "../../src/core/context.ts";
+import { caseFolds, foldCase, PUSH_HEADING, snippet, windowsOf } from "../../src/core/search.ts";
+import { utf8Length } from "../../src/core/text.ts";
 import { CLI_INVOCATION, FIXTURES, runCli, tempDir } from "../helpers/db.ts";
+import { expectGolden } from "../helpers/golden.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const SESSION = "act-search-0001";
 const FIXTURE = join(FIXTURES, "activity", "search-session.jsonl");
@@ -21,6 +28,17 @@ interface Result {
   detail_time: string;
   detail_command: string;
   matched: { kind: "l2" | "l3" | "events"; label: string; rows: number }[];
+  terms_matched: string[];
+  windows: { kind: "l2" | "l3" | "events"; label: string; text: string }[];
+}
+
+interface SearchJson {
+  schema: string;
+  results: Result[];
+  more: boolean;
+  more_command: string | null;
+  any_word: boolean;
+  terms: string[];
 }
 
 describe("search", () => {
@@ -38,12 +56,7 @@ describe("search", () => {
     const out = runCli(["search", ...args, "--db", db, "--all", "--json"]);
     expect(out.stderr).toBe("");
     expect(out.exitCode).toBe(0);
-    return JSON.parse(out.stdout) as {
-      results: Result[];
-      more: boolean;
-      more_command: string | null;
-      any_word: boolean;
-    };
+    return JSON.parse(out.stdout) as SearchJson;
   };
 
   test("an identifier inside a tool output", () => {
@@ -186,5 +199,254 @@ describe("snippet", () => {
   });
   test("shows JSON-escaped tool input as text", () => {
     expect(snippet('{"command":"echo \\"hi\\"\\nls"}', ["echo"])).toBe('{"command":"echo "hi" ls"}');
+  });
+});
+
+/** A built session: a turn holding the words in different rows, and a newer one repeating one word. */
+function rankingSession(): string {
+  const b = new TranscriptBuilder("srch-rank-0001", "/home/dev/atlas", "2026-03-02T10:00:00.000Z");
+  b.user("Set up the deployment pipeline for atlas");
+  b.tool(
+    "Bash",
+    { command: "cat deploy.yml" },
+    `stages: build, canary, rollout\n${"# notes on the build matrix and its caches\n".repeat(12)}rollback_window: 15m\n`,
+  );
+  b.say("Deployed to eu-west-3 behind a feature flag.");
+  b.user("What does canary mean here? The canary, the canary stage.");
+  b.say("A canary is a small first rollout: the canary stage takes 5% of the traffic.");
+  return b.text();
+}
+
+/** Prompts and replies in German, Russian and Greek, in both cases. */
+function caseSession(): string {
+  const b = new TranscriptBuilder("srch-case-0001", "/home/dev/atlas", "2026-03-02T11:00:00.000Z");
+  b.user("Prüfe die ÜBERSICHT der Äpfel. Проверь Парсер. Η ΑΘΗΝΑ.");
+  b.say("Die übersicht zeigt äpfel. ПАРСЕР готов. Η αθηνα.");
+  return b.text();
+}
+
+/** Claude Code's record of a push: the UserPromptSubmit output as a hook attachment of the next turn. */
+function pushedSession(push: string): string {
+  const b = new TranscriptBuilder("srch-push-0001", "/home/dev/atlas", "2026-03-02T12:00:00.000Z");
+  b.user("go on");
+  b.raw({
+    parentUuid: null,
+    isSidechain: false,
+    type: "attachment",
+    uuid: "srch-push-att-1",
+    timestamp: b.time,
+    sessionId: b.sessionId,
+    attachment: {
+      type: "hook_success",
+      hookName: "UserPromptSubmit",
+      hookEvent: "UserPromptSubmit",
+      content: push,
+      stdout: push,
+      exitCode: 0,
+      durationMs: 40,
+      toolUseID: "hook-push-1",
+    },
+  });
+  b.say("Continuing with the rollout plan.");
+  return b.text();
+}
+
+describe("search: ranking by turn, words in context, the push, case folding", () => {
+  let dir: ReturnType<typeof tempDir>;
+  let db: string;
+  beforeAll(() => {
+    dir = tempDir();
+    db = join(dir.path, "tl.db");
+    const files = { rank: rankingSession(), case: caseSession() };
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir.path, `${name}.jsonl`), text);
+    let out = runCli(["replay", join(dir.path, "rank.jsonl"), join(dir.path, "case.jsonl"), "--db", db]);
+    if (out.exitCode !== 0) throw new Error(out.stderr);
+    // The push for the ranking session, recorded back by Claude Code in the next session.
+    const push = runCli(["context", "--session", "srch-rank-0001", "--db", db]);
+    if (push.exitCode !== 0) throw new Error(push.stderr);
+    writeFileSync(join(dir.path, "push.jsonl"), pushedSession(push.stdout));
+    out = runCli(["replay", join(dir.path, "push.jsonl"), "--db", db]);
+    if (out.exitCode !== 0) throw new Error(out.stderr);
+  });
+  afterAll(() => dir[Symbol.dispose]());
+
+  const search = (...args: string[]) => {
+    const out = runCli(["search", ...args, "--db", db, "--all", "--json"]);
+    expect(out.stderr).toBe("");
+    expect(out.exitCode).toBe(0);
+    return JSON.parse(out.stdout) as SearchJson;
+  };
+  const text = (...args: string[]) => {
+    const out = runCli(["search", ...args, "--db", db, "--all"]);
+    expect(out.stderr).toBe("");
+    expect(out.exitCode).toBe(0);
+    return out.stdout;
+  };
+
+  test("the turn holding the most of the words first, though no row holds them all", () => {
+    const j = search("canary", "rollback_window", "eu-west-3");
+    expect(j.any_word).toBe(false);
+    expect(j.results.map((r) => r.turn_key)).toEqual(["srch-rank-0001:1", "srch-rank-0001:2"]);
+    expect(j.results[0]!.terms_matched).toEqual(["canary", "rollback_window", "eu-west-3"]);
+    expect(j.results[1]!.terms_matched).toEqual(["canary"]);
+    // Every matched word in context: the output's two far-apart words on two lines, the reply's on one.
+    expect(j.results[0]!.windows.map((w) => [w.label, w.text])).toEqual([
+      ["tool_output Bash", expect.stringContaining("stages: build, canary, rollout")],
+      ["tool_output Bash", expect.stringContaining("rollback_window: 15m")],
+      ["assistant", "Deployed to eu-west-3 behind a feature flag."],
+    ]);
+    const out = text("canary", "rollback_window", "eu-west-3");
+    expect(out).toContain("\n   [L2 assistant] Deployed to eu-west-3 behind a feature flag.\n");
+    expect(out).toContain("\n   not in this turn: rollback_window, eu-west-3 (1 of 3 words)\n");
+  });
+
+  test("the lines other tools parse keep their shape", () => {
+    const out = text("canary", "rollback_window", "eu-west-3");
+    const turns = [...out.matchAll(/^\d+\. \[.*· turn (\d+)\s*$/gm)].map((m) => m[1]);
+    expect(turns).toEqual(["1", "2"]);
+    const detail = /^\s*→ (.+ detail .+)$/m.exec(out)?.[1];
+    expect(detail).toBe(`${CLI_INVOCATION} detail 2026-03-02T10:00:01.000Z --session srch-rank-0001`);
+    expect(runCli([...detail!.replace(`${CLI_INVOCATION} `, "").split(" "), "--db", db]).exitCode).toBe(0);
+  });
+
+  test("throughline's own push, recorded back as a hook attachment, is never a hit", () => {
+    const heading = runCli(["context", "--session", "srch-rank-0001", "--db", db]).stdout;
+    expect(heading.startsWith(`${PUSH_HEADING}\n`)).toBe(true);
+    // Words only the push holds find nothing; words it repeats find only the turns they came from.
+    expect(search("Reading rules").results).toEqual([]);
+    expect(search("Resume context").results).toEqual([]);
+    const canary = search("canary").results;
+    expect(canary.map((r) => r.turn_key)).toEqual(["srch-rank-0001:2", "srch-rank-0001:1"]);
+    for (const r of canary) expect(r.matched.some((m) => m.label.startsWith("hook"))).toBe(false);
+    // The push's turn itself is still found by its own words.
+    expect(search("rollout plan").results.map((r) => r.turn_key)).toEqual(["srch-push-0001:1"]);
+  });
+
+  test("case folds beyond ASCII: Ä finds ä, ä finds Ä, and so for Cyrillic and Greek", () => {
+    const rows = (...w: string[]) => {
+      const r = search(...w).results;
+      expect(r.map((x) => x.turn_key)).toEqual(["srch-case-0001:1"]);
+      return r[0]!.matched;
+    };
+    const both = [
+      { kind: "l2", label: "user", rows: 1 },
+      { kind: "l2", label: "assistant", rows: 1 },
+    ];
+    for (const w of [
+      "Ä",
+      "ä",
+      "übersicht",
+      "ÜBERSICHT",
+      "Übersicht",
+      "ÄPFEL",
+      "парсер",
+      "ПАРСЕР",
+      "αθηνα",
+      "ΑΘΗΝΑ",
+    ])
+      expect(new Set(rows(w).map((m) => m.label))).toEqual(new Set(both.map((m) => m.label)));
+    // The text is shown as written, not folded.
+    expect(search("ÜBERSICHT").results[0]!.snippet).toContain("Die übersicht zeigt äpfel.");
+    // Folding adds no diacritics: a does not find ä.
+    expect(search("Apfel").results).toEqual([]);
+  });
+});
+
+describe("search: the output's bound", () => {
+  test(`never more than ${PULL_MAX_BYTES} bytes, and says where it stopped`, () => {
+    using dir = tempDir();
+    const db = join(dir.path, "tl.db");
+    const b = new TranscriptBuilder("srch-size-0001", "/home/dev/atlas", "2026-03-03T10:00:00.000Z");
+    const filler = "Überprüfung der Größenänderung läuft weiter. ".repeat(12);
+    for (let i = 0; i < 40; i++) {
+      b.user(`needle ${i}: ${filler} haystack ${filler} straw`);
+      b.tool("Bash", { command: `grep -rn hay${i}` }, `${filler}hay bale ${i}\n${filler}`);
+      b.say(`Done ${i}.`);
+    }
+    writeFileSync(join(dir.path, "size.jsonl"), b.text());
+    expect(runCli(["replay", join(dir.path, "size.jsonl"), "--db", db]).exitCode).toBe(0);
+    const out = runCli([
+      "search",
+      "needle",
+      "haystack",
+      "straw",
+      "bale",
+      "--limit",
+      "40",
+      "--db",
+      db,
+      "--all",
+    ]);
+    expect(out.exitCode).toBe(0);
+    expect(utf8Length(out.stdout)).toBeLessThanOrEqual(PULL_MAX_BYTES);
+    const shown = [...out.stdout.matchAll(/^\d+\. \[.*· turn (\d+)\s*$/gm)].length;
+    expect(shown).toBeGreaterThan(5);
+    expect(shown).toBeLessThan(40);
+    expect(out.stdout).toContain(
+      `*(showing ${shown} of 40 results: the output stops at ${PULL_MAX_BYTES} bytes;`,
+    );
+    // Every result shown ends with its detail command.
+    expect([...out.stdout.matchAll(/^\s*→ (.+ detail .+)$/gm)].length).toBe(shown);
+  });
+});
+
+describe("search: golden output", () => {
+  let dir: ReturnType<typeof tempDir>;
+  let db: string;
+  beforeAll(() => {
+    dir = tempDir();
+    db = join(dir.path, "tl.db");
+    writeFileSync(join(dir.path, "rank.jsonl"), rankingSession());
+    const out = runCli(["replay", FIXTURE, join(dir.path, "rank.jsonl"), "--db", db]);
+    if (out.exitCode !== 0) throw new Error(out.stderr);
+  });
+  afterAll(() => dir[Symbol.dispose]());
+
+  const cli = (...args: string[]) => {
+    const out = runCli(["search", ...args, "--db", db, "--all"]);
+    expect(out.stderr).toBe("");
+    expect(out.exitCode).toBe(0);
+    return `$ throughline search ${args.join(" ")}\n${out.stdout}`;
+  };
+
+  test("several words, held by different rows of a turn", () => {
+    expectGolden("search/words-across-rows.txt", cli("canary", "rollback_window", "eu-west-3"));
+    expectGolden("search/token-expiry.txt", cli("token", "expiry"));
+  });
+  test("one word, a partial match, no match, --limit", () => {
+    expectGolden("search/one-word.txt", cli("cart", "--kind", "l2"));
+    expectGolden("search/partial.txt", cli("refreshAccessToken", "zyzzyva"));
+    expectGolden("search/no-match.txt", cli("zyzzyva"));
+    expectGolden("search/limit.txt", cli("token", "--limit", "1"));
+  });
+  test("--json (throughline.search.v1)", () => {
+    const out = runCli(["search", "canary", "rollback_window", "eu-west-3", "--db", db, "--all", "--json"]);
+    expect(out.exitCode).toBe(0);
+    expect(JSON.parse(out.stdout).schema).toBe("throughline.search.v1");
+    expectGolden("search/words-across-rows.json", out.stdout);
+  });
+});
+
+describe("case folding and windows", () => {
+  test("foldCase keeps every offset and folds as SQLite's lower() does for ASCII", () => {
+    expect(foldCase("ÄÖÜ Straße ПАРСЕР ΟΔΟΣ İx")).toBe("äöü straße парсер οδοσ İx");
+    expect(foldCase("İx").length).toBe(2);
+    expect(foldCase("MiXeD")).toBe("mixed");
+  });
+  test("caseFolds: the SQL replacements non-ASCII terms need, none for ASCII", () => {
+    expect(caseFolds(["refreshAccessToken", "0."])).toEqual([]);
+    expect(caseFolds(["Ärger", "ä"])).toEqual([["Ä", "ä"]]);
+    expect(caseFolds(["Парсер"])).toEqual([
+      ["П", "п"],
+      ["А", "а"],
+      ["Р", "р"],
+      ["С", "с"],
+      ["Е", "е"],
+    ]);
+  });
+  test("windowsOf: one line per term, touching windows merged, terms not found left out", () => {
+    const text = `${"x ".repeat(100)}alpha beta ${"y ".repeat(200)}gamma${" z".repeat(100)}`;
+    const w = windowsOf(text, ["alpha", "beta", "gamma", "delta"], 10);
+    expect(w).toEqual(["… x x x x x alpha beta y y y y y …", "… y y y y y gamma z z z z z …"]);
   });
 });

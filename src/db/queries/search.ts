@@ -4,12 +4,14 @@
  * runs in two steps: the index finds the newest rows of the scope holding every trigram of the
  * terms (cheap: doclists are walked in rowid order and stop at the cap) and the substring test
  * on the base row keeps those that really hold the terms; the caller ranks them (BM25, see
- * core/search.ts) and groups them by turn, and the base rows of the best ones supply the text
- * for snippets and the turn for `detail`.
+ * core/search.ts) and ranks their turns, and the base rows of the best ones supply the text
+ * for snippets and windows and the turn for `detail`. throughline's own push, which Claude Code
+ * records back as a hook attachment, is never a candidate.
  */
 import type { Database } from "bun:sqlite";
 import {
   eventText,
+  PUSH_HEADING,
   type SearchCandidate,
   type SearchHit,
   type SearchKind,
@@ -20,6 +22,11 @@ import { chainKeyOf, liveOfKey } from "./sessions.ts";
 
 export interface SearchQuery extends TextMatch {
   scope: Scope;
+  /**
+   * Upper → lower case pairs replaced in `lower(text)` before the substring test, so that
+   * non-ASCII letters fold as the (folded) substrings do (core/search.ts caseFolds).
+   */
+  folds?: readonly (readonly [string, string])[];
 }
 
 /** How much of a row is scanned to rank it; its full length still counts. */
@@ -39,6 +46,8 @@ interface IndexSql {
   label: string;
   /** `origin:turn_number` of the row's turn, or NULL. */
   turn: string;
+  /** Rows that are never results, given `$push` (the push's heading). */
+  excluded?: string;
   hit: string;
 }
 
@@ -70,6 +79,8 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "d.kind || coalesce(' ' || d.tool_name, '')",
     turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
+    // The push as Claude Code records it: the UserPromptSubmit hook's output, an attachment.
+    excluded: "d.kind = 'hook' AND instr(coalesce(d.output, ''), $push) > 0",
     hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
             substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
             coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
@@ -105,6 +116,24 @@ function scopeWhere(ix: IndexSql, scope: Scope, params: Record<string, string | 
 }
 
 /**
+ * `lowered` with each pair's upper case replaced by its lower case: SQLite's lower() folds
+ * ASCII only. Parameter names come from the loop index; the letters are bound.
+ */
+function foldedText(
+  lowered: string,
+  folds: readonly (readonly [string, string])[],
+  params: Record<string, string | number>,
+): string {
+  let expr = lowered;
+  folds.forEach(([from, to], i) => {
+    params[`fold${i}`] = from;
+    params[`to${i}`] = to;
+    expr = `replace(${expr}, $fold${i}, $to${i})`;
+  });
+  return expr;
+}
+
+/**
  * The newest matching rows of one index in the scope, at most `cap` (one more tells that
  * more exist). Newest = highest rowid, the order FTS5 walks cheaply.
  */
@@ -117,10 +146,15 @@ export function searchCandidates(
   const ix = INDEXES[kind];
   const params: Record<string, string | number> = { cap: Math.max(0, Math.floor(cap)) + 1, head: RANK_HEAD };
   const where = scopeWhere(ix, q.scope, params);
+  if (ix.excluded) {
+    params.push = PUSH_HEADING;
+    where.push(`NOT (${ix.excluded})`);
+  }
+  const folded = foldedText(`lower(${ix.text})`, q.folds ?? [], params);
   const tests = q.substrings.map((s, i) => {
     // Parameter names come from the loop index; the values are bound.
     params[`sub${i}`] = s;
-    return `instr(lower(${ix.text}), $sub${i}) > 0`;
+    return `instr(${folded}, $sub${i}) > 0`;
   });
   if (tests.length > 0) where.push(q.anySubstring ? `(${tests.join(" OR ")})` : tests.join(" AND "));
   const select = `SELECT ${ix.alias}.id AS id, substr(${ix.text}, 1, $head) AS head, length(${ix.text}) AS length,

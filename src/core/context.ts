@@ -20,8 +20,6 @@ export const CONTEXT_BUDGET = 9500;
  * test/e2e/output-limit.test.ts). The margin leaves room for stderr and a client that moves.
  */
 export const PULL_MAX_BYTES = 24000;
-/** @deprecated the page limit is in bytes: PULL_MAX_BYTES. */
-export const PULL_MAX_CHARS = PULL_MAX_BYTES;
 export const POSITION_CUT = 600;
 /** The newest prompt in the position once it is also pushed whole below. */
 export const POSITION_BRIEF_CUT = 200;

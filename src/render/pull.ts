@@ -88,12 +88,14 @@ export function renderRecallL2(
   if (turns.length < asked)
     lines.push(`(asked for ${asked}; only ${turns.length} start before this boundary)`);
   const blocks = turns.map((t) => `${renderTurnBlock(t, "full")}\n`);
+  // Each turn's block is rendered once: the whole text, the fitting and the page all use it.
+  const blockOf = new Map(turns.map((t, i) => [t, blocks[i]!]));
   const whole = [
     ...lines,
     ...dated(
       turns,
       (t) => t.startedAt,
-      (t) => `${renderTurnBlock(t, "full")}\n`,
+      (t) => blockOf.get(t)!,
       c,
     ),
   ]
@@ -118,7 +120,7 @@ export function renderRecallL2(
   let shown = turns.slice(turns.length - k);
   const rest = turns.length - k;
   const render = (t: LoadedTurn) => {
-    const block = `${renderTurnBlock(t, "full")}\n`;
+    const block = blockOf.get(t)!;
     if (utf8Length(block) <= room) return block;
     const suffix = truncationSuffix(t, command, req.sessionId);
     return `${sliceBytes(block, 0, room - utf8Length(suffix))}${suffix}\n`;

@@ -2,14 +2,14 @@
  * How much of a Bash output Claude Code hands the model whole, measured where it happens: the
  * stand-in model runs `cat` of prepared outputs with the client's own Bash tool, one call per
  * step of one `claude -p` turn, and the next request shows what arrived. A pull prints at most
- * PULL_MAX_CHARS (src/core/context.ts) so that it arrives whole; this file pins the client's side
+ * PULL_MAX_BYTES (src/core/context.ts) so that it arrives whole; this file pins the client's side
  * of that promise, so a client that changes its limit, or the way it counts, fails here.
  *
  * Measured (2.1.197 and 2.1.332, bisected): an output arrives whole up to 30,000 UTF-8 bytes,
  * final newline included (the client then drops that newline); from 30,001 bytes the model gets a
  * `<persisted-output>` block instead: the saved file's path and the first ≤ 2,000 characters, cut
  * at a line break (about 2,200 to 2,300 characters in all, with the path). The limit counts bytes,
- * not characters: 30,000 bytes of 'é' (about 15,000 characters) arrive whole, PULL_MAX_CHARS characters of 'é'
+ * not characters: 30,000 bytes of 'é' (about 15,000 characters) arrive whole, PULL_MAX_BYTES characters of 'é'
  * do not. Probed once, not pinned here: stdout and stderr count together (20,000 + 11,000 bytes
  * arrive as the preview), and a command that exits non-zero is cut another way (`is_error`,
  * "Exit code 1", its first and last ~5,000 characters around "... [N characters truncated] ...").
@@ -18,7 +18,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PULL_MAX_CHARS } from "../../src/core/context.ts";
+import { PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { shellQuote } from "../../src/core/invocation.ts";
 import { claudeBinary, createHome, e2eSkipReason, readSettings, runPrint } from "./driver.ts";
 import {
@@ -75,23 +75,23 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  // The product's promise: a pull of PULL_MAX_CHARS characters arrives whole...
-  { label: "PULL_MAX_CHARS of ASCII", script: "ascii", size: PULL_MAX_CHARS, unit: "chars", whole: true },
+  // The product's promise: a pull of PULL_MAX_BYTES characters arrives whole...
+  { label: "PULL_MAX_BYTES of ASCII", script: "ascii", size: PULL_MAX_BYTES, unit: "chars", whole: true },
   // ...which holds for any script only when those are bytes: the client counts UTF-8 bytes.
-  { label: "PULL_MAX_CHARS bytes of é", script: "é", size: PULL_MAX_CHARS, unit: "bytes", whole: true },
-  { label: "PULL_MAX_CHARS bytes of CJK", script: "CJK", size: PULL_MAX_CHARS, unit: "bytes", whole: true },
+  { label: "PULL_MAX_BYTES bytes of é", script: "é", size: PULL_MAX_BYTES, unit: "bytes", whole: true },
+  { label: "PULL_MAX_BYTES bytes of CJK", script: "CJK", size: PULL_MAX_BYTES, unit: "bytes", whole: true },
   {
-    label: "PULL_MAX_CHARS bytes of emoji",
+    label: "PULL_MAX_BYTES bytes of emoji",
     script: "emoji",
-    size: PULL_MAX_CHARS,
+    size: PULL_MAX_BYTES,
     unit: "bytes",
     whole: true,
   },
-  { label: "PULL_MAX_CHARS characters of é", script: "é", size: PULL_MAX_CHARS, unit: "chars", whole: false },
+  { label: "PULL_MAX_BYTES characters of é", script: "é", size: PULL_MAX_BYTES, unit: "chars", whole: false },
   {
-    label: "PULL_MAX_CHARS characters of CJK",
+    label: "PULL_MAX_BYTES characters of CJK",
     script: "CJK",
-    size: PULL_MAX_CHARS,
+    size: PULL_MAX_BYTES,
     unit: "chars",
     whole: false,
   },
@@ -131,7 +131,7 @@ test("nextPage reads the command after `next page:`, backquoted or bare, and nul
 
 describe.skipIf(SKIP !== null)("Bash output the model gets whole (real Claude Code, defaults)", () => {
   test(
-    `an output arrives whole up to ${CLIENT_LIMIT_BYTES} UTF-8 bytes and as a <persisted-output> preview above, in every script; PULL_MAX_CHARS (${PULL_MAX_CHARS}) bytes fit`,
+    `an output arrives whole up to ${CLIENT_LIMIT_BYTES} UTF-8 bytes and as a <persisted-output> preview above, in every script; PULL_MAX_BYTES (${PULL_MAX_BYTES}) bytes fit`,
     async () => {
       const tag = nonce();
       const go = `measure outputs ${tag}`;
@@ -209,7 +209,7 @@ describe.skipIf(SKIP !== null)("Bash output the model gets whole (real Claude Co
   );
 
   test(
-    `a paged pull to its last page (runPagedPull): three pages of PULL_MAX_CHARS bytes, each naming the next, all arrive whole`,
+    `a paged pull to its last page (runPagedPull): three pages of PULL_MAX_BYTES bytes, each naming the next, all arrive whole`,
     async () => {
       const tag = nonce();
       await using h = await createHome();
@@ -222,10 +222,10 @@ describe.skipIf(SKIP !== null)("Bash output the model gets whole (real Claude Co
         const n = i + 1;
         const trailer =
           n < PAGES ? `next page: \`cat ${shellQuote(pageFile(n + 1))}\`\n` : `(last page ${tag})\n`;
-        return `${textOf(script, PULL_MAX_CHARS - utf8(trailer), utf8, `page ${n} of ${PAGES} ${tag}`)}${trailer}`;
+        return `${textOf(script, PULL_MAX_BYTES - utf8(trailer), utf8, `page ${n} of ${PAGES} ${tag}`)}${trailer}`;
       });
       texts.forEach((t, i) => {
-        expect(utf8(t)).toBe(PULL_MAX_CHARS);
+        expect(utf8(t)).toBe(PULL_MAX_BYTES);
         writeFileSync(pageFile(i + 1), t);
       });
 

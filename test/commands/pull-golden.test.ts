@@ -185,14 +185,25 @@ describe("golden: push and pulls of the fixture session", () => {
     );
     const detail = run("detail", "09:01", "--session", "tools-session");
     expect(Buffer.byteLength(detail)).toBeLessThanOrEqual(PULL_MAX_BYTES + 1);
-    // Where the cut falls depends on the length of this machine's invocation (it is in the marker):
-    // the golden keeps the marker, not the partial lines beside it.
+    // Where the cut falls depends on the length of this machine's invocation (it is in the marker),
+    // so the rows on each side of it are checked here, and the golden keeps only the run's ends.
+    const cut = /\n\[… [\d,]+ chars cut; all of it: (.*?) …\]\n/.exec(detail);
+    expect(cut).not.toBeNull();
+    const rowsOf = (text: string) => text.split("\n").flatMap((l) => /^(?:  → )?row (\d+)$/.exec(l)?.[1] ?? []).map(Number);
+    const head = rowsOf(detail.slice(0, cut!.index));
+    const tail = rowsOf(detail.slice(cut!.index + cut![0].length));
+    expect(head[0]).toBe(1);
+    expect(head.every((n, i) => n === i + 1)).toBe(true);
+    expect(tail.at(-1)).toBe(40_000);
+    expect(tail.every((n, i) => n === tail[0]! + i)).toBe(true);
+    // Head ⅔, tail ⅓ of what was kept (docs/contract.md, "detail").
+    expect(head.length).toBeGreaterThan(tail.length);
+    expect(head.length + tail.length).toBeGreaterThan(2000);
     expectGolden(
       "pull/tools-detail-cut.txt",
-      detail.replace(
-        /\n[^\n]*\n\[… [\d,]+ chars cut; all of it: (.*?) …\]\n[^\n]*/,
-        "\n[… N chars cut; all of it: $1 …]",
-      ),
+      detail
+        .replace(/\n(?:row \d+\n)*[^\n]*\n\[… [\d,]+ chars cut; all of it: (.*?) …\]\n[^\n]*(?:\nrow \d+)*\nrow 40000/, "\n…\n[… N chars cut; all of it: $1 …]\n…\nrow 40000")
+        .replace(/(  → row 1\n)(?:row \d+\n)*…/, "$1…"),
     );
   });
 

@@ -309,46 +309,74 @@ export function isClientContext(r: { kind: string; tool_name: string | null }): 
   return r.kind === "attachment" && CLIENT_CONTEXT.has(r.tool_name ?? "");
 }
 
-/** A piece of a detail page that may be cut: its text and the `--item` that shows all of it. */
+/**
+ * A piece of a detail page that may be cut: its text, the `--item` that shows all of it, and its
+ * weight: the share of the page it may keep against the others (docs/contract.md, "detail").
+ */
 interface Slot {
   text: string;
   item: string;
+  weight: number;
 }
 type Piece = string | Slot;
 
-/** An item shorter than this is never cut; a page that would need it split shows fewer turns. */
-const MIN_CUT = 240;
+/**
+ * What a turn's parts may keep, relative to a tool output: the prompt and the reply are what the
+ * turn said (cut last), a tool's input is what it touched, thinking is the model's own scratch.
+ */
+const WEIGHT = { text: 4, input: 2, output: 1, thinking: 0.5 } as const;
 
-function cutMarker(cut: number, command: string, item: string): string {
-  return `\n[… ${thousands(cut)} chars cut; all of it: ${command} detail --item ${item} …]\n`;
+/** An item this short is never cut; a longer one keeps at least MIN_KEEP. A page that cannot fit even that shows fewer turns. */
+const MIN_CUT = 240;
+const MIN_KEEP = 120;
+
+/** The mark where an item was cut: short, since a page of many items repeats it (the footer names the command). */
+function cutMarker(cut: number, item: string): string {
+  return `\n[… ${thousands(cut)} chars cut · --item ${item}]\n`;
 }
 
-/** Head and tail of `text` in about `max` characters, the middle replaced by the pointer. */
-function cutSlot(slot: Slot, max: number, command: string): string {
+/** The page's one line that turns a mark into a command. */
+function cutFooter(command: string): string {
+  return `\n\nA cut item in full: \`${command} detail --item <ref>\` (the ref is in its [… chars cut · --item <ref>] mark)`;
+}
+
+/** Head and tail of `text` in about `max` characters, the middle replaced by the mark. */
+function cutSlot(slot: Slot, max: number): string {
   if (slot.text.length <= max) return slot.text;
-  const marker = cutMarker(slot.text.length, command, slot.item);
+  const marker = cutMarker(slot.text.length, slot.item);
   const keep = Math.max(0, max - marker.length);
   const head = Math.ceil((keep * 2) / 3);
   const tail = keep - head;
   const cut = slot.text.length - head - tail;
-  return `${cutChars(slot.text, head)}${cutMarker(cut, command, slot.item)}${tail > 0 ? slot.text.slice(slot.text.length - tail) : ""}`;
+  return `${cutChars(slot.text, head)}${cutMarker(cut, slot.item)}${tail > 0 ? slot.text.slice(slot.text.length - tail) : ""}`;
 }
+
+const slotCap = (s: Slot, cap: number) =>
+  s.text.length <= MIN_CUT ? MIN_CUT : Math.max(MIN_KEEP, Math.floor(cap * s.weight));
 
 function joinPieces(pieces: readonly Piece[], cap: number, command: string): string {
   let out = "";
-  for (const p of pieces) out += typeof p === "string" ? p : cutSlot(p, cap, command);
-  return out;
+  let cut = false;
+  for (const p of pieces) {
+    if (typeof p === "string") out += p;
+    else {
+      const max = slotCap(p, cap);
+      cut ||= p.text.length > max;
+      out += cutSlot(p, max);
+    }
+  }
+  return cut ? out + cutFooter(command) : out;
 }
 
-/** The largest per-item length at which the page fits in `room`; -1 when not even MIN_CUT does. */
+/** The largest cap (a tool output's length) at which the page fits in `room`; -1 when not even the least does. */
 function fittingCap(pieces: readonly Piece[], room: number, command: string, ceiling: number): number {
   const slots = pieces.filter((p): p is Slot => typeof p !== "string");
-  const longest = slots.reduce((m, s) => Math.max(m, s.text.length), 0);
+  const longest = slots.reduce((m, s) => Math.max(m, Math.ceil(s.text.length / s.weight)), 0);
   const top = ceiling > 0 ? Math.min(ceiling, longest) : longest;
   const size = (cap: number) => utf8Length(joinPieces(pieces, cap, command));
   if (size(top) <= room) return top;
-  if (size(MIN_CUT) > room) return -1;
-  let lo = MIN_CUT;
+  if (size(0) > room) return -1;
+  let lo = 0;
   let hi = top;
   while (hi - lo > 16) {
     const mid = (lo + hi) >> 1;
@@ -385,13 +413,18 @@ function toolPieces(rows: readonly DetailRow[], out: Piece[]): void {
   const used = new Set<number>();
   const result = (r: DetailRow) => {
     used.add(r.id);
-    out.push(`\n  → ${r.is_error ? "(error) " : ""}`, { text: r.output ?? "", item: String(r.id) });
+    out.push(`\n  → ${r.is_error ? "(error) " : ""}`, {
+      text: r.output ?? "",
+      item: String(r.id),
+      weight: WEIGHT.output,
+    });
   };
   for (const r of rows) {
     if (r.kind === "tool_input") {
       out.push(`\n[${formatClock(r.created_at)}] ${r.tool_name ?? "tool"} `, {
         text: r.input ?? "",
         item: String(r.id),
+        weight: WEIGHT.input,
       });
       for (const o of r.tool_use_id ? (outputs.get(r.tool_use_id) ?? []) : []) result(o);
     } else if (!used.has(r.id)) {
@@ -405,15 +438,16 @@ function otherPieces(r: DetailRow, out: Piece[]): void {
   const label = r.tool_name ? ` ${r.tool_name}` : "";
   const flag = r.is_error ? " (error)" : "";
   const body = [r.input, r.output].filter((x): x is string => x !== null && x !== "").join("\n→ ");
-  out.push(`\n[${formatClock(r.created_at)}]${label}${flag}\n`, { text: body, item: String(r.id) });
+  const weight = r.kind === "thinking" ? WEIGHT.thinking : WEIGHT.output;
+  out.push(`\n[${formatClock(r.created_at)}]${label}${flag}\n`, { text: body, item: String(r.id), weight });
 }
 
 function turnPieces(t: TurnText, rows: readonly DetailRow[], c: Colors, out: Piece[]): void {
   out.push(
     `\n\n${c.bold(`=== ${formatDate(t.startedAt)} ${formatClock(t.startedAt)} · turn ${turnKey(t)} ===`)}\n[${formatClock(t.startedAt)}] [user]: `,
-    { text: t.user, item: `${t.id}u` },
+    { text: t.user, item: `${t.id}u`, weight: WEIGHT.text },
     `\n[${formatClock(t.endedAt)}] [assistant]: `,
-    { text: t.assistant.trim() === "" ? "(no reply)" : t.assistant, item: `${t.id}a` },
+    { text: t.assistant.trim() === "" ? "(no reply)" : t.assistant, item: `${t.id}a`, weight: WEIGHT.text },
   );
   const hidden = rows.filter(isClientContext);
   const groups = new Map<string, DetailRow[]>();
@@ -484,7 +518,7 @@ export function renderDetail(view: DetailView, c: Colors = PLAIN_COLORS, max = P
     pieces.push(nextLine(shown));
     const cap = fittingCap(pieces, max, view.command, view.maxChars);
     if (cap >= 0 || shown === 1) {
-      const text = joinPieces(pieces, Math.max(cap, MIN_CUT), view.command);
+      const text = joinPieces(pieces, Math.max(cap, 0), view.command);
       return utf8Length(text) <= max
         ? text
         : `${sliceBytes(text, 0, max - 80)}\n(cut at the page limit: --json has every item)`;

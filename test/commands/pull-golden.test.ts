@@ -187,11 +187,16 @@ describe("golden: push and pulls of the fixture session", () => {
     expect(Buffer.byteLength(detail)).toBeLessThanOrEqual(PULL_MAX_BYTES + 1);
     // Where the cut falls depends on the length of this machine's invocation (it is in the marker),
     // so the rows on each side of it are checked here, and the golden keeps only the run's ends.
-    const cut = /\n\[… [\d,]+ chars cut; all of it: (.*?) …\]\n/.exec(detail);
+    const cut = /\n\[… [\d,]+ chars cut · --item \d+\]\n/.exec(detail);
     expect(cut).not.toBeNull();
-    const rowsOf = (text: string) => text.split("\n").flatMap((l) => /^(?:  → )?row (\d+)$/.exec(l)?.[1] ?? []).map(Number);
-    const head = rowsOf(detail.slice(0, cut!.index));
-    const tail = rowsOf(detail.slice(cut!.index + cut![0].length));
+    const rowsOf = (text: string) =>
+      text
+        .split("\n")
+        .flatMap((l) => /^(?: {2}→ )?row (\d+)$/.exec(l)?.[1] ?? [])
+        .map(Number);
+    // The lines the mark splits are partial ("row 18" of "row 1869"): left out.
+    const head = rowsOf(detail.slice(0, detail.lastIndexOf("\n", cut!.index - 1)));
+    const tail = rowsOf(detail.slice(detail.indexOf("\n", cut!.index + cut![0].length)));
     expect(head[0]).toBe(1);
     expect(head.every((n, i) => n === i + 1)).toBe(true);
     expect(tail.at(-1)).toBe(40_000);
@@ -202,8 +207,12 @@ describe("golden: push and pulls of the fixture session", () => {
     expectGolden(
       "pull/tools-detail-cut.txt",
       detail
-        .replace(/\n(?:row \d+\n)*[^\n]*\n\[… [\d,]+ chars cut; all of it: (.*?) …\]\n[^\n]*(?:\nrow \d+)*\nrow 40000/, "\n…\n[… N chars cut; all of it: $1 …]\n…\nrow 40000")
-        .replace(/(  → row 1\n)(?:row \d+\n)*…/, "$1…"),
+        .replace(
+          /\n(?:row \d+\n)*[^\n]*\n\[… [\d,]+ chars cut · (--item \d+)\]\n[^\n]*(?:\nrow \d+)*\nrow 40000/,
+          "\n…\n[… N chars cut · $1]\n…\nrow 40000",
+        )
+        .replace(/(A cut item in full: `).*( detail --item <ref>`)/, "$1throughline$2")
+        .replace(/( {2}→ row 1\n)(?:row \d+\n)*…/, "$1…"),
     );
   });
 

@@ -384,8 +384,9 @@ describe("detail scope", () => {
       expect(out).toContain(`TAIL${i}`);
     }
     expect(out).not.toContain("HEAD5");
-    const ref = /chars cut; all of it: .* detail --item (\d+) …\]/.exec(out);
+    const ref = /chars cut · --item (\d+)\]/.exec(out);
     expect(ref).not.toBeNull();
+    expect(out).toMatch(/\nA cut item in full: `.* detail --item <ref>`/);
     const item = ok(["detail", "--item", ref![1]!], f.db);
     expect(item).toContain(`HEAD0${"o".repeat(9000)}TAIL0`);
     // The next page is the printed command, run as printed.
@@ -408,7 +409,7 @@ describe("detail scope", () => {
     j.user(isoAt(T, 0), "p").tool(isoAt(T, 100), "Bash", { command: "seq" }, body).say(isoAt(T, 200), "r");
     using f = build([j]);
     const out = ok(["detail", "09:00", "--session", "long"], f.db);
-    const ref = /detail --item (\d+) …\]/.exec(out)![1]!;
+    const ref = /chars cut · --item (\d+)\]/.exec(out)![1]!;
     let page = ok(["detail", "--item", ref], f.db);
     let seen = "";
     for (let n = 0; n < 10; n++) {

@@ -359,10 +359,16 @@ export function pageLine(output: string): { what: string; command: string } | nu
   return m ? { what: m[1]!, command: m[2]! } : null;
 }
 
-/** A `detail` page's cut markers: `[… 12,345 chars cut; all of it: <command> …]`, in order. */
+/**
+ * A `detail` page's cut marks, `[… 12,345 chars cut · --item <ref>]`, in order, each with the command
+ * that shows it whole: the page's footer (`A cut item in full: \`<command> --item <ref>\``) with
+ * the mark's ref filled in, as the model would.
+ */
 export function cutMarkers(output: string): { cut: number; command: string }[] {
-  return [...output.matchAll(/\[… ([\d,]+) chars cut; all of it: ([^\n]+?) …\]/g)].map((m) => ({
+  const template = /^A cut item in full: `([^`\n]+)`/m.exec(output)?.[1];
+  if (!template) return [];
+  return [...output.matchAll(/\[… ([\d,]+) chars cut · --item (\S+)\]/g)].map((m) => ({
     cut: Number(m[1]!.replaceAll(",", "")),
-    command: m[2]!,
+    command: template.replace("<ref>", m[2]!),
   }));
 }

@@ -193,11 +193,27 @@ export function turnToolLine(turn: ChainTurn, max: number, entryCut: number): st
   return turn.tools && turn.tools.length > 0 ? toolLine(turn.tools, turn.project ?? null, max, entryCut) : "";
 }
 
-function renderHeader(input: ContextInput, newestAt: number | null): string {
+/**
+ * What the push is for: a new session continuing this one (`/clear`, `/tl`, a start), or this very
+ * session after Claude Code compacted it, where only turns since the compaction before may be
+ * pushed whole (the earlier ones were in the last such push; the pulls still reach every turn).
+ */
+export type PushMoment = { kind: "handoff" } | { kind: "compaction"; since: number | null };
+const HANDOFF: PushMoment = { kind: "handoff" };
+
+function renderHeader(input: ContextInput, newestAt: number | null, moment: PushMoment): string {
   const span =
     input.firstStartedAt !== null && newestAt !== null
       ? `, from ${formatDate(input.firstStartedAt)} ${formatClock(input.firstStartedAt)} to ${formatDate(newestAt)} ${formatClock(newestAt)} UTC`
       : "";
+  if (moment.kind === "compaction")
+    return [
+      "# Resume context after compaction (throughline)",
+      `Claude Code has just compacted this conversation: the summary above is its own, and lossy. This conversation's memory holds ${plural(input.totalTurns, "turn")} verbatim${span}. The newest turns${moment.since === null ? "" : " since the compaction before this one"} are below, word for word; the commands under "How to pull the rest" fetch every other turn exactly as it was.`,
+      "Reading rules:",
+      "- Where the summary and these turns differ, these turns are what was said.",
+      "- Carry on with the task in hand; before redoing a step the summary mentions, pull the turn that did it.",
+    ].join("\n");
   return [
     "# Resume context (throughline)",
     `This is the continuation of your own conversation with the user. The screen was cleared, but the work goes on: this conversation's memory holds ${plural(input.totalTurns, "turn")}${span}. The newest turns are below; the commands under "How to pull the rest" fetch every other turn.`,
@@ -334,11 +350,12 @@ interface Fixed {
   briefFrom: number;
   /** The invocation the pulls are baked with (core/invocation.ts). */
   command: string;
+  moment: PushMoment;
 }
 
-function fixedParts(input: ContextInput, command: string): Fixed {
+function fixedParts(input: ContextInput, command: string, moment: PushMoment = HANDOFF): Fixed {
   const newest = input.window[input.window.length - 1];
-  const header = renderHeader(input, newest?.startedAt ?? null);
+  const header = renderHeader(input, newest?.startedAt ?? null, moment);
   const position = renderPosition(input, command);
   return {
     blocks: input.window.map((t) => renderTurnBlock(t, "push")),
@@ -346,6 +363,7 @@ function fixedParts(input: ContextInput, command: string): Fixed {
     briefHead: `${header}\n\n${position.brief}`,
     briefFrom: position.briefFrom,
     command,
+    moment,
   };
 }
 
@@ -382,8 +400,17 @@ function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
   if (p > 0) {
     const shown = plan.truncatedBlock !== null ? [plan.truncatedBlock] : blocks.slice(blocks.length - p);
     parts.push(`## Recent turns (${p} of ${input.totalTurns}, oldest first)\n${shown.join("\n\n")}`);
-  } else if (w.length > 0) parts.push("## Recent turns\n(none fit here: use the commands above)");
+  } else if (nothingSince(fixed.moment, w))
+    parts.push("## Recent turns\n(none since the compaction before this one: use the commands above)");
+  else if (w.length > 0) parts.push("## Recent turns\n(none fit here: use the commands above)");
   return { text: parts.join("\n\n"), boundary, l2, l1 };
+}
+
+/** After a compaction: no window turn started since the compaction before it. */
+function nothingSince(moment: PushMoment, w: readonly ChainTurn[]): boolean {
+  if (moment.kind !== "compaction" || moment.since === null) return false;
+  const since = moment.since;
+  return !w.some((t) => t.startedAt > since);
 }
 
 /** Whole text never over the cap, even with absurd ids: the last resort cuts the tail. */
@@ -453,18 +480,29 @@ export function truncationRoom(input: ContextInput, fixedOrCommand: Fixed | stri
   return CONTEXT_BUDGET - compose(input, fixed, { pushed: 1, truncatedBlock: "" }).text.length;
 }
 
-/** `command` is the invocation baked into every pull (core/invocation.ts selfInvocation). */
-export function renderContext(input: ContextInput, command: string): ContextResult {
+/**
+ * `command` is the invocation baked into every pull (core/invocation.ts selfInvocation). After a
+ * compaction (`moment`), only the window turns that started after the one before may be pushed
+ * whole or in brief.
+ */
+export function renderContext(
+  input: ContextInput,
+  command: string,
+  moment: PushMoment = HANDOFF,
+): ContextResult {
   const w = input.window;
-  const fixed = fixedParts(input, command);
+  const fixed = fixedParts(input, command, moment);
   const blocks = fixed.blocks;
+  const since = moment.kind === "compaction" ? moment.since : null;
+  const firstNew = since === null ? 0 : w.findIndex((t) => t.startedAt > since);
+  const pushable = firstNew < 0 ? 0 : w.length - firstNew;
   let plan: Plan = { pushed: 0, truncatedBlock: null };
-  for (let k = 1; k <= w.length; k++) {
+  for (let k = 1; k <= pushable; k++) {
     if (compose(input, fixed, { pushed: k, truncatedBlock: null }).text.length > CONTEXT_BUDGET) break;
     plan = { pushed: k, truncatedBlock: null };
   }
   const newest = w[w.length - 1];
-  if (plan.pushed === 0 && newest) {
+  if (plan.pushed === 0 && newest && pushable > 0) {
     const room = truncationRoom(input, fixed);
     if (room >= MIN_TRUNCATED_ROOM) {
       const suffix = truncationSuffix(newest, command);
@@ -482,7 +520,7 @@ export function renderContext(input: ContextInput, command: string): ContextResu
   if (unpushed > 0) {
     let room = CONTEXT_BUDGET - compose(input, fixed, { ...plan, briefs: ["x"] }).text.length - 4;
     const briefs: string[] = [];
-    for (let i = unpushed - 1; i >= 0 && room > BRIEF_MIN; i--) {
+    for (let i = unpushed - 1; i >= w.length - pushable && room > BRIEF_MIN; i--) {
       const line = briefLine(w[i]!, Math.min(BRIEF_MAX, room - 1));
       if (line.length + 1 > room) break;
       briefs.unshift(line);

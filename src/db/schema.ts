@@ -298,6 +298,9 @@ CREATE TRIGGER sessions_chain_default AFTER INSERT ON sessions WHEN new.chain IS
   UPDATE sessions SET chain = new.id WHERE id = new.id;
 END;
 `,
+  /* 6: a push after compaction is told from a handoff's (docs/contract.md, "After compaction") */ `
+ALTER TABLE injections ADD COLUMN moment TEXT NOT NULL DEFAULT 'handoff';
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

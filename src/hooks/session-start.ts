@@ -11,11 +11,16 @@ import type { HookContext } from "./run.ts";
  * predecessor as of that birth (src/hooks/claim.ts, docs/hooks.md "Which session a /clear
  * continues"). Until the marks are kept (a database no writer has opened yet) it claims at once.
  */
-export default async function sessionStart(ctx: HookContext): Promise<undefined> {
+export default async function sessionStart(ctx: HookContext): Promise<string | undefined> {
   const source = typeof ctx.payload.source === "string" ? ctx.payload.source : "startup";
   const now = ctx.now();
-  // Compaction and resume keep their own continuity: nothing to hand over.
-  if (source === "compact" || source === "resume") {
+  // After a compaction the client kept its summary only: the push hands the turns back.
+  if (source === "compact") {
+    const { default: compacted } = require("./compacted.ts") as typeof import("./compacted.ts");
+    return compacted(ctx);
+  }
+  // A resume keeps its own continuity: nothing to hand over.
+  if (source === "resume") {
     const { upsertSession } =
       require("../db/queries/sessions.ts") as typeof import("../db/queries/sessions.ts");
     upsertSession(ctx.db, {

@@ -250,15 +250,28 @@ export type InjectionRow = Omit<ContextStats, "truncated_newest"> & {
   session_id: string;
   created_at: number;
   truncated_newest: number;
+  /** What the push was for: a handoff (the default) or a compaction. */
+  moment?: "handoff" | "compaction";
 };
 
 export function recordInjection(db: Database, r: InjectionRow): void {
   db.query(
     `INSERT INTO injections (session_id, created_at, total_chars, budget, injected_turns, remaining_turns, older_turns,
-       older_summarized, truncated_newest, boundary)
+       older_summarized, truncated_newest, boundary, moment)
      VALUES ($session_id, $created_at, $total_chars, $budget, $injected_turns, $remaining_turns, $older_turns,
-       $older_summarized, $truncated_newest, $boundary)`,
-  ).run({ ...r });
+       $older_summarized, $truncated_newest, $boundary, $moment)`,
+  ).run({ moment: "handoff", ...r });
+}
+
+/** When this session last got a push after a compaction; null when it never did. */
+export function lastCompactionPush(db: Database, sessionId: string): number | null {
+  return (
+    db
+      .query<{ at: number | null }, { id: string }>(
+        "SELECT max(created_at) AS at FROM injections WHERE session_id = $id AND moment = 'compaction'",
+      )
+      .get({ id: sessionId })?.at ?? null
+  );
 }
 
 export function lastInjection(db: Database, sessionId: string): InjectionRow | null {

@@ -1,0 +1,136 @@
+/**
+ * End-to-end: the push after compaction (docs/contract.md#after-compaction), with the real Claude
+ * Code CLI against the stand-in model. `/compact` in a resumed `-p` session; the next question's
+ * request must carry throughline's block once, and the model's own Bash tool must fetch a
+ * compacted turn word for word with the command the block printed.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import {
+  createHome,
+  type E2EHome,
+  e2eSkipReason,
+  findTranscript,
+  hookEvents,
+  installHooks,
+  readTranscript,
+  runPrint,
+  type TranscriptEntry,
+} from "./driver.ts";
+import { bash, filler, nonce, printed, sessionRequests, turnStored } from "./scenario.ts";
+import {
+  countOccurrences,
+  lastPrompt,
+  requestText,
+  stepInTurn,
+  toolResults,
+  toolResultText,
+} from "./stand-in.ts";
+
+const SKIP = e2eSkipReason();
+const LONG = 240_000;
+const HEADER = "# Resume context after compaction (throughline)";
+
+const homes: E2EHome[] = [];
+afterAll(async () => {
+  for (const h of homes) await h[Symbol.asyncDispose]();
+});
+
+/** What SessionStart printed after each compaction, as Claude Code recorded it in the transcript. */
+function compactionPushes(transcript: TranscriptEntry[]): string[] {
+  return transcript
+    .map((e) => e.attachment as Record<string, unknown> | undefined)
+    .filter((a) => a?.hookEvent === "SessionStart")
+    .map((a) => String(a?.content ?? ""))
+    .filter((c) => c.startsWith(HEADER));
+}
+
+/** The turns a push shows whole. */
+function recent(push: string): string {
+  return push.slice(push.indexOf("## Recent turns"));
+}
+
+describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
+  test(
+    "/compact, then a question: the request carries the block once, the model's Bash gets a compacted turn verbatim; a second /compact repeats none of it",
+    async () => {
+      const tag = nonce();
+      const prompts = [0, 1, 2, 3, 4, 5].map((i) => `step ${i} FOOBAR${i} ${tag}`);
+      const question = `what was FOOBAR1 ${tag}`;
+      const again = `and FOOBAR5 ${tag}`;
+      const h = await createHome({
+        script: (_r, body) => {
+          const prompt = lastPrompt(body);
+          const m = /^step (\d) FOOBAR/.exec(prompt);
+          if (m) return `FOOBAR${m[1]} ${filler(Number(m[1]), tag, 420)}`;
+          if (prompt === question || prompt === again) {
+            const text = requestText(body);
+            const push = text.slice(text.lastIndexOf(HEADER));
+            const l2 = printed(push, "recall --l2 ");
+            if (stepInTurn(body) === 0 && l2) return bash(l2);
+            return `Answered: ${prompt}`;
+          }
+          return `Reply to: ${prompt}`;
+        },
+      });
+      homes.push(h);
+      installHooks(h, "auto");
+      let sid = "";
+      for (const [i, prompt] of prompts.entries()) {
+        const r = await runPrint(h, prompt, {
+          resume: i === 0 ? undefined : sid,
+          holdUntil: (id) => turnStored(h, id, prompt, `FOOBAR${i} Reply ${i} ${tag}`),
+        });
+        sid = r.sessionId;
+      }
+      const compactOnce = async (n: number) => {
+        const r = await runPrint(h, "/compact", {
+          resume: sid,
+          holdUntil: () =>
+            hookEvents(h, "SessionStart", sid).filter((e) => e.payload.source === "compact").length >= n,
+        });
+        expect(r.exitCode).toBe(0);
+      };
+      await compactOnce(1);
+      const asked = await runPrint(h, question, {
+        resume: sid,
+        holdUntil: (id) => turnStored(h, id, question, `Answered: ${question}`),
+      });
+      expect(asked.exitCode).toBe(0);
+
+      // The block the client kept, once per compaction, within what it shows whole.
+      const [push] = compactionPushes(readTranscript(findTranscript(h, sid)!));
+      expect(push).toBeDefined();
+      expect(push!.length).toBeLessThanOrEqual(9_500);
+      expect(recent(push!)).toContain(prompts[5]!);
+      expect(recent(push!)).not.toContain(prompts[0]!);
+      // The question's first request carries it once, beside the client's own summary.
+      const requests = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === question);
+      expect(requests.length).toBeGreaterThanOrEqual(2);
+      const first = requestText(requests[0]!.body!);
+      expect(countOccurrences(first, HEADER)).toBe(1);
+      expect(first).toContain("Stand-in compaction summary");
+      // The model ran the printed pull with its own Bash tool; a compacted turn came back verbatim.
+      const results = toolResults(requests[1]!.body!);
+      expect(results).toHaveLength(1);
+      expect(results[0]!.is_error ?? false).toBe(false);
+      const pulled = toolResultText(results[0]!);
+      expect(pulled).toContain(`[user]: ${prompts[0]}`);
+      expect(pulled).toContain(`FOOBAR1 ${filler(1, tag, 420)}`);
+
+      // A second compaction: its block pushes only what came after the first block.
+      await compactOnce(2);
+      await runPrint(h, again, {
+        resume: sid,
+        holdUntil: (id) => turnStored(h, id, again, `Answered: ${again}`),
+      });
+      const pushes = compactionPushes(readTranscript(findTranscript(h, sid)!));
+      expect(pushes).toHaveLength(2);
+      const second = pushes[1]!;
+      expect(recent(second)).toContain(question);
+      for (const p of prompts) expect(second).not.toContain(`[user]: ${p}`);
+      const last = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === again);
+      expect(countOccurrences(requestText(last[0]!.body!), HEADER)).toBe(1);
+    },
+    LONG,
+  );
+});

@@ -14,9 +14,21 @@ import {
   installHooks,
   readTranscript,
   runPrint,
+  TmuxClaude,
   type TranscriptEntry,
+  waitUntil,
 } from "./driver.ts";
-import { bash, filler, nonce, printed, sessionRequests, turnStored } from "./scenario.ts";
+import {
+  bash,
+  clearSession,
+  filler,
+  nonce,
+  printed,
+  promptHookOutputs,
+  sessionRequests,
+  turnStored,
+  waitStored,
+} from "./scenario.ts";
 import {
   countOccurrences,
   lastPrompt,
@@ -101,7 +113,6 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       const [push] = compactionPushes(readTranscript(findTranscript(h, sid)!));
       expect(push).toBeDefined();
       expect(push!.length).toBeLessThanOrEqual(9_500);
-      expect(recent(push!)).toContain(prompts[5]!);
       expect(recent(push!)).not.toContain(prompts[0]!);
       // The question's first request carries it once, beside the client's own summary.
       const requests = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === question);
@@ -109,6 +120,15 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       const first = requestText(requests[0]!.body!);
       expect(countOccurrences(first, HEADER)).toBe(1);
       expect(first).toContain("Stand-in compaction summary");
+      // What the client kept of the conversation: its summary and, verbatim, the latest messages
+      // (the boundary's preservedSegment; 2.1.197 and 2.1.332 alike), none of the earlier turns.
+      // The boundary is written only after SessionStart returns, so the block cannot leave those out.
+      const boundary = readTranscript(findTranscript(h, sid)!).find((e) => e.subtype === "compact_boundary")!;
+      expect((boundary.compactMetadata as Record<string, unknown>).preservedSegment).toBeDefined();
+      const clientPart = first.split(push!).join("");
+      for (const p of prompts.slice(0, 4)) expect(clientPart).not.toContain(p);
+      expect(clientPart).toContain(`FOOBAR5 ${filler(5, tag, 420)}`);
+      expect(recent(push!)).toContain(prompts[5]!);
       // The model ran the printed pull with its own Bash tool; a compacted turn came back verbatim.
       const results = toolResults(requests[1]!.body!);
       expect(results).toHaveLength(1);
@@ -130,6 +150,68 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       for (const p of prompts) expect(second).not.toContain(`[user]: ${p}`);
       const last = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === again);
       expect(countOccurrences(requestText(last[0]!.body!), HEADER)).toBe(1);
+    },
+    LONG,
+  );
+
+  test(
+    "interactive: turns, /compact, a question, then /clear: the new session's push hands over every turn of the chain once",
+    async () => {
+      const tag = nonce();
+      const prompts = [0, 1, 2].map((i) => `step ${i} FOOBAR${i} ${tag}`);
+      const question = `what was FOOBAR1 ${tag}`;
+      const next = `go on ${tag}`;
+      const h = await createHome({
+        script: (_r, body) => {
+          const prompt = lastPrompt(body);
+          const m = /^step (\d) FOOBAR/.exec(prompt);
+          return m ? `FOOBAR${m[1]} done ${tag}.` : `Reply to: ${prompt}`;
+        },
+      });
+      homes.push(h);
+      installHooks(h, "auto");
+      await using tmux = await TmuxClaude.start(h);
+      await tmux.waitReady();
+      let sid = "";
+      for (const [i, prompt] of prompts.entries()) {
+        await tmux.submit(prompt);
+        if (!sid)
+          sid = String(
+            (
+              await waitUntil(
+                () => hookEvents(h, "UserPromptSubmit").find((r) => r.payload.prompt === prompt),
+                "the first prompt hook",
+              )
+            ).payload.session_id,
+          );
+        await waitStored(h, sid, prompt, `FOOBAR${i} done ${tag}.`);
+      }
+      await tmux.submit("/compact");
+      await waitUntil(
+        () => hookEvents(h, "SessionStart", sid).find((r) => r.payload.source === "compact"),
+        "SessionStart(compact)",
+        60_000,
+      );
+      await tmux.waitForScreen(/❯/, "the input prompt after /compact");
+      await tmux.submit(question);
+      await waitStored(h, sid, question, `Reply to: ${question}`);
+      // The question's request holds the block once, and it names the turns before the compaction.
+      const asked = sessionRequests(h, sid).find((r) => lastPrompt(r.body!) === question)!;
+      const text = requestText(asked.body!);
+      expect(countOccurrences(text, HEADER)).toBe(1);
+      expect(text.slice(text.indexOf(HEADER))).toContain(`FOOBAR2 done ${tag}.`);
+
+      const newId = await clearSession(h, tmux, `Reply to: ${question}`);
+      await tmux.submit(next);
+      await waitStored(h, newId, next, `Reply to: ${next}`);
+      const [push] = promptHookOutputs(readTranscript(findTranscript(h, newId)!));
+      expect(push).toBeDefined();
+      expect(push).toStartWith("# Resume context (throughline)");
+      // Every turn of the chain, once: the three steps, /compact and the question.
+      for (const p of [...prompts, question]) expect(countOccurrences(push!, `[user]: ${p}`)).toBe(1);
+      expect(push).toContain("holds 5 turns");
+      // The compaction's own block, recorded back as a hook attachment, is not handed over again.
+      expect(push).not.toContain(HEADER);
     },
     LONG,
   );

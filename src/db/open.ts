@@ -89,6 +89,48 @@ function parentDir(path: string): string {
   return cut > 0 ? path.slice(0, cut) : cut === 0 ? "/" : ".";
 }
 
+/** A side file of a creation that died is left alone this long (another creator may still be at work). */
+const STALE_ASIDE_MS = 60_000;
+
+/**
+ * A first run makes the database aside, whole (WAL mode, every migration, one closed file), and
+ * links it into place only then: `path` never exists half-made, whatever kills the process
+ * (docs/architecture.md, "Creating the database"). Of several first runs at once, one link wins
+ * and the others open what it made. Only a first run loads node:fs.
+ */
+function createAside(path: string): void {
+  const fs: typeof import("node:fs") = require("node:fs");
+  const dir = parentDir(path);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const base = path.slice(dir.length + 1);
+  const aside = `${path}.new-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    const db = new Database(aside, { create: true, strict: true });
+    try {
+      enableWal(db);
+      migrate(db, aside);
+    } finally {
+      db.close(); // the last connection: its log goes into the file, and the side files go
+    }
+    try {
+      fs.linkSync(aside, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err; // another first run won
+    }
+  } finally {
+    for (const f of [aside, `${aside}-wal`, `${aside}-shm`]) fs.rmSync(f, { force: true });
+  }
+  const now = Date.now();
+  for (const f of fs.readdirSync(dir))
+    if (f.startsWith(`${base}.new-`))
+      try {
+        if (now - fs.statSync(`${dir}/${f}`).mtimeMs > STALE_ASIDE_MS)
+          fs.rmSync(`${dir}/${f}`, { force: true });
+      } catch {
+        // gone already
+      }
+}
+
 /**
  * Read-write connection for hooks and other writers; creates the directory (0700) and the file.
  * The file and its side files (-wal, -shm) are created under umask 077, so they are 0600.
@@ -97,16 +139,8 @@ export function openForWrite(path: string): Database {
   const oldMask = process.umask(0o077);
   let db: Database;
   try {
-    try {
-      db = new Database(path, { create: true, strict: true });
-    } catch (err) {
-      // Only a first run lacks the directory: create it then, and only then load node:fs.
-      const dir = parentDir(path);
-      const fs: typeof import("node:fs") = require("node:fs");
-      if (fs.existsSync(dir)) throw err;
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      db = new Database(path, { create: true, strict: true });
-    }
+    if (fileSize(path) === null) createAside(path);
+    db = new Database(path, { create: true, strict: true });
     // Per connection, never stored in the file: one statement for the three.
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON`);
     // Refuse a newer schema before anything (even the journal mode) is changed.
@@ -208,6 +242,7 @@ function prefixedStatement<T extends object>(stmt: T): T {
  * A read-only connection that opens its file through a URI. bun:sqlite honours a URI only
  * with numeric open flags, and those cannot ask for `strict` (named parameters bound without
  * their `$`), which every query here is written for: the binding methods add the prefix.
+ * A live file waits out a writer's lock from its first read on (`busy_timeout` before it).
  */
 function connect(path: string, query: string): { db: Database; version: number } {
   const db = new Database(fileUri(path, query), constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
@@ -220,6 +255,7 @@ function connect(path: string, query: string): { db: Database; version: number }
       prefixedStatement(prepare0(sql, ...(rest.map(withPrefixes) as [])))) as typeof db.prepare;
     db.run = ((sql: string, ...params: unknown[]) =>
       run0(sql, ...(params.map(withPrefixes) as []))) as typeof db.run;
+    if (!query.includes("immutable=1")) run0(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // SQLite opens files lazily: read now, so a file it cannot use fails here, not mid-command.
     return { db, version: userVersion(db) };
   } catch (err) {
@@ -228,37 +264,57 @@ function connect(path: string, query: string): { db: Database; version: number }
   }
 }
 
+/** A lock or a recovery in progress: over within a writer's transaction, so worth waiting out. */
+const TRANSIENT = /locked|busy/i;
+/** The reader cannot make the WAL's side files: a directory it may not write. */
+const NO_SIDE_FILES = /unable to open|readonly|read-only|cannot open/i;
+
 /**
- * Open without creating or writing anything (docs/architecture.md), also where the reader may
- * not write. A plain read-only open of a WAL database creates `-wal` and `-shm` when they are
- * missing, and fails in a directory it cannot write. Without frames in a `-wal` (none, or an
- * empty one) the main file holds every commit, so `immutable=1` reads that file with no side
- * files and no locks. The one cost: a writer that starts during the read and checkpoints into
- * the main file before the read ends could make that one read fail or look torn; nothing is
- * ever damaged, and a rerun sees the new state. With frames in the `-wal`, a writer may be live:
- * `mode=ro` reads through the shared-memory index (read-only if it must) and sees its commits.
+ * Open without creating or writing the database (docs/architecture.md, "The read path"). `mode=ro`
+ * reads through the WAL and its shared-memory index like any reader: it sees every committed
+ * transaction and never a half-written one, beside any number of writers and checkpoints, and
+ * creates `-wal`/`-shm` beside the file when they are missing (their content is not the
+ * database's). Locks are waited out: `busy_timeout` for a writer's lock, and a short retry for
+ * what SQLite answers at once (a WAL recovery by another connection). Only where the reader
+ * cannot create those side files (a directory it may not write, so no writer of its own can
+ * exist) and no log holds frames does it read the main file alone, with `immutable=1`.
  */
-function openReadOnly(path: string): { db: Database; version: number; immutable: boolean } {
-  // `Bun.file` answers without loading node:fs: 0 is "no log" and "an empty log" alike.
-  const immutable = !(Bun.file(`${path}-wal`).size > 0);
-  try {
-    return { ...connect(path, immutable ? "immutable=1" : "mode=ro"), immutable };
-  } catch (err) {
-    throw new ThroughlineError("E_OPEN", `cannot open ${path} read-only: ${(err as Error).message}`, {
-      cause: err,
-    });
+function openReadOnly(path: string): { db: Database; version: number } {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return connect(path, "mode=ro");
+    } catch (err) {
+      const message = (err as Error).message;
+      if (TRANSIENT.test(message) && Date.now() < deadline) {
+        Bun.sleepSync(wait);
+        continue;
+      }
+      // `Bun.file` answers without loading node:fs: 0 is "no log" and "an empty log" alike.
+      if (NO_SIDE_FILES.test(message) && !(Bun.file(`${path}-wal`).size > 0))
+        try {
+          return connect(path, "immutable=1");
+        } catch {
+          // the first error says more
+        }
+      throw new ThroughlineError("E_OPEN", `cannot open ${path} read-only: ${message}`, { cause: err });
+    }
   }
 }
 
 /** Read-only connection; a missing file is a clear error and is never created. */
 export function openForRead(path: string): Database {
   if (fileSize(path) === null) throw missingDatabase(path);
-  const { db, version: v, immutable } = openReadOnly(path);
-  // An immutable file takes no locks: nothing to wait for.
-  if (!immutable) db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  const { db, version: v } = openReadOnly(path);
   if (v > SCHEMA_VERSION) {
     db.close();
     throw futureSchema(path, v);
+  }
+  if (v === 0 && !db.query("SELECT 1 FROM sqlite_master LIMIT 1").get()) {
+    // A first writer is creating it (or died before its first commit): the schema comes in one
+    // transaction, so until then there is no memory here yet, as when there is no file.
+    db.close();
+    throw missingDatabase(path);
   }
   if (v < SCHEMA_VERSION) {
     db.close();

@@ -107,8 +107,9 @@ function inShadowTables(db: string): string[] {
   }
 }
 
+/** The database's bytes and its log's; no log and an empty one (a reader may leave it) are the same. */
 function hashes(db: string) {
-  return { db: fileDigest(db), wal: fileDigest(`${db}-wal`) };
+  return { db: fileDigest(db), wal: Bun.file(`${db}-wal`).size > 0 ? fileDigest(`${db}-wal`) : null };
 }
 
 /** Chain order of the turns left, as the pulls key them. */

@@ -10,8 +10,14 @@ import { TranscriptBuilder } from "../helpers/transcript.ts";
 // What a hook commits must survive the process dying at once, before SQLite's close-time
 // checkpoint copies the WAL into the main file (docs/benchmarks.md, "The close-time
 // checkpoint"). The preload turns the hook's last step, closing the connection, into SIGKILL.
+// A first run builds the database aside and closes that copy before linking it in
+// (src/db/open.ts createAside): that close is let through.
 const KILL_ON_CLOSE = `import { Database } from "bun:sqlite";
-Database.prototype.close = function () { process.kill(process.pid, "SIGKILL"); };
+const close = Database.prototype.close;
+Database.prototype.close = function (...args) {
+  if (String(this.filename).includes(".new-")) return close.apply(this, args);
+  process.kill(process.pid, "SIGKILL");
+};
 `;
 
 const CLI = join(REPO, "src", "cli.ts");

@@ -1,3 +1,5 @@
+import type { Database } from "bun:sqlite";
+
 /**
  * Migrations, in order. `PRAGMA user_version` holds how many have been applied. Embedded as
  * strings so the compiled binary carries them; never edit a shipped entry, append a new one.
@@ -22,7 +24,13 @@ UPDATE sessions SET chain = (SELECT key FROM tl_chain_keys k WHERE k.id = sessio
 DROP TABLE tl_chain_keys;`;
 }
 
-export const MIGRATIONS: readonly string[] = [
+/**
+ * A migration is SQL, or a function of the open database where SQL cannot decide (it reads
+ * files); both run inside the one migration transaction (src/db/open.ts).
+ */
+export type Migration = string | ((db: Database) => void);
+
+export const MIGRATIONS: readonly Migration[] = [
   /* 1: initial schema */ `
 CREATE TABLE sessions (
   id TEXT PRIMARY KEY,
@@ -298,6 +306,9 @@ CREATE TRIGGER sessions_chain_default AFTER INSERT ON sessions WHEN new.chain IS
   UPDATE sessions SET chain = new.id WHERE id = new.id;
 END;
 `,
+  /* 6: a session's project is the directory it started in (docs/project-identity.md, "Where a session started") */
+  (db) =>
+    (require("./start-project.ts") as typeof import("./start-project.ts")).fileSessionsWhereTheyStarted(db),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

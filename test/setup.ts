@@ -8,6 +8,10 @@ process.env.HOME = join(root, "home");
 process.env.THROUGHLINE_HOME = join(root, "throughline");
 process.env.CLAUDE_CONFIG_DIR = join(root, "claude");
 delete process.env.THROUGHLINE_DB;
+// Set in a Claude Code session's Bash: a test's hooks must not write the real session's env
+// file, and its reads must not default to the real session (docs/hooks.md).
+delete process.env.THROUGHLINE_SESSION;
+delete process.env.CLAUDE_ENV_FILE;
 process.env.TZ = "UTC";
 process.env.NO_COLOR = "1";
 process.env.COLUMNS = "120";

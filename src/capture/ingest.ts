@@ -26,14 +26,24 @@ import {
   upsertTurn,
 } from "../db/queries/capture.ts";
 import { insertEvents } from "../db/queries/events.ts";
-import { chainKey, getSession, type SessionUpsert, upsertSession } from "../db/queries/sessions.ts";
+import {
+  chainKey,
+  getSession,
+  type SessionUpsert,
+  setSessionProject,
+  upsertSession,
+} from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 
 export interface IngestOptions {
   path: string;
   /** Session id from the hook payload; else the entries' `sessionId`, else the file name. */
   sessionId?: string;
-  /** Project from the hook payload's `cwd`; else the entries' `cwd`. */
+  /**
+   * The session's project as the caller knows it (a hook: the session row's, else its payload's
+   * `cwd`). The transcript's first `cwd` wins when it is read from byte 0, and a project the
+   * session row holds is never moved otherwise (docs/project-identity.md).
+   */
   project?: string;
   now: number;
 }
@@ -251,6 +261,9 @@ interface TranscriptPlan {
   consumedTo: number;
   resumedFrom: number;
   origin: string;
+  /** The identity of the transcript's first `cwd` when this run reads it from byte 0: fixes the project. */
+  startProject: string | null;
+  /** Otherwise: the session row's project if it has one, else this. */
   project: string | null;
   session: SessionUpsert;
   preamble: { details: DetailDraft[]; events: EventDraft[] } | null;
@@ -278,8 +291,11 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
   const res = assemble(lines, { firstTurnNumber: firstNumber });
 
   const origin = opts.sessionId ?? res.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path);
-  // Same identity as the hooks give (docs/project-identity.md): replay and import agree with them.
-  const project = opts.project ?? (res.cwd ? projectOf(res.cwd) : null);
+  // A session's project is where it started: the first cwd of its transcript, resolved to the
+  // identity the hooks use (docs/project-identity.md), so replay, import and hooks agree. A
+  // later `cd` (the entries' cwd, the hook payload's) does not move it.
+  const startProject = start === 0 && res.firstCwd ? projectOf(res.firstCwd) : null;
+  const project = startProject ?? opts.project ?? (res.firstCwd ? projectOf(res.firstCwd) : null);
   // Lines of the re-read open turn were already counted as skipped by the run that first read them.
   const skipped = resume
     ? cursor.skipped_lines + res.skippedEnds.filter((end) => end > cursor.offset).length
@@ -304,6 +320,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
     consumedTo,
     resumedFrom: resume ? cursor.offset : 0,
     origin,
+    startProject,
     project,
     session: {
       id: origin,
@@ -336,12 +353,14 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
 }
 
 function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): IngestResult {
-  const { origin, project } = p;
+  const { origin } = p;
   // Inside the lock: a handoff may have merged this chain since the plan was made.
   const key = chainKey(db, origin);
+  const project = p.startProject ?? getSession(db, origin)?.project ?? p.project;
   let details = 0;
   let events = 0;
-  upsertSession(db, p.session);
+  upsertSession(db, { ...p.session, project });
+  if (p.startProject) setSessionProject(db, origin, p.startProject);
   if (p.preamble) {
     replaceDetails(
       db,

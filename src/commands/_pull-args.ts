@@ -1,4 +1,7 @@
 import { parseIsoInstant } from "../core/clock.ts";
+import type { Env } from "../core/paths.ts";
+import type { Database } from "../db/open.ts";
+import { resolveChain } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type Colors, stdoutColors } from "../render/colors.ts";
 
@@ -32,4 +35,32 @@ export function parseBefore(value: string | undefined, command: string): number 
       `--before must be an ISO-8601 time with a zone, like 2026-03-01T09:00:00.000Z; got "${value}"`,
     );
   return ms;
+}
+
+/**
+ * `THROUGHLINE_SESSION`: the session the model's Bash runs in, exported by SessionStart through
+ * Claude Code's `CLAUDE_ENV_FILE` (docs/hooks.md, "The model's Bash knows its session"). A read
+ * given no scope of its own defaults to its chain; an explicit `--session`, `--project` or
+ * `--all` wins (docs/contract.md#pulls-read-only).
+ */
+export const SESSION_ENV = "THROUGHLINE_SESSION";
+
+export function envSession(env: Env = process.env): string | null {
+  const id = env[SESSION_ENV]?.trim();
+  return id ? id : null;
+}
+
+/**
+ * The live end of `THROUGHLINE_SESSION`'s chain, or null when it is unset or names a session the
+ * database does not hold (yet): then the read keeps its other default.
+ */
+export function envChain(db: Database, env: Env = process.env): { id: string; live: string } | null {
+  const id = envSession(env);
+  if (id === null) return null;
+  try {
+    return { id, live: resolveChain(db, id) };
+  } catch (err) {
+    if (err instanceof ThroughlineError && err.code === "E_NO_SESSION") return null;
+    throw err;
+  }
 }

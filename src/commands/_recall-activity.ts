@@ -42,6 +42,7 @@ import {
   type SummaryFacts,
 } from "../render/activity.ts";
 import { printJson } from "./_args.ts";
+import { envChain } from "./_pull-args.ts";
 
 export interface ActivityRecallArgs {
   words: string[];
@@ -136,6 +137,14 @@ export function resolveActivityScope(
       project: getSession(db, live)?.project ?? null,
     };
   }
+  // No scope given: the session the model's Bash runs in, else the project's latest chain.
+  const fromEnv = args.project ? null : envChain(db);
+  if (fromEnv)
+    return {
+      scope: { kind: "chain", live: fromEnv.live },
+      label: `session ${fromEnv.live}`,
+      project: getSession(db, fromEnv.live)?.project ?? null,
+    };
   const p = project();
   const live = latestChain(db, p);
   if (live === null) return { scope: { kind: "project", project: p }, label: `project ${p}`, project: p };

@@ -7,6 +7,7 @@ import { openForRead } from "../db/open.ts";
 import { loadContextInput, resolveChain } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { envSession, SESSION_ENV } from "./_pull-args.ts";
 
 /**
  * `context --session <id>` (alias `handoff-context`): the resume context exactly as the push
@@ -19,16 +20,22 @@ function contextCommand(name: string, alias: string) {
       description: `Preview the resume context a session's next push would carry (read-only; alias: ${alias})`,
     },
     args: {
-      session: { type: "string", description: "Session id (any session of the chain)", valueHint: "id" },
+      session: {
+        type: "string",
+        description: `Session id (any session of the chain; default $${SESSION_ENV})`,
+        valueHint: "id",
+      },
       ...dbArgs,
       ...jsonArgs,
     },
     run({ args }) {
-      if (!args.session)
-        throw new ThroughlineError("E_ARGS", `${name} needs --session <id> (there is no default session)`);
+      // An explicit --session wins over the session the model's Bash runs in.
+      const session = args.session || envSession();
+      if (!session)
+        throw new ThroughlineError("E_ARGS", `${name} needs --session <id> (or ${SESSION_ENV} set)`);
       const db = openForRead(databasePath(process.env, args.db));
       try {
-        const live = resolveChain(db, args.session);
+        const live = resolveChain(db, session);
         const out = renderContext(loadContextInput(db, live), selfInvocation());
         if (!args.json) return console.log(out.text);
         printJson({

@@ -15,7 +15,7 @@ import {
 import { ThroughlineError } from "../errors.ts";
 import { type DetailView, detailJson, renderDetail, renderItem } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { parseCount, terminalColors } from "./_pull-args.ts";
+import { envChain, parseCount, SESSION_ENV, terminalColors } from "./_pull-args.ts";
 
 export const DETAIL_LIMIT = 5;
 
@@ -38,7 +38,7 @@ export default defineCommand({
     },
     session: {
       type: "string",
-      description: "Session id (default: every session of the current project)",
+      description: `Session id (default: $${SESSION_ENV}'s chain, else every session of the current project)`,
       valueHint: "id",
     },
     limit: {
@@ -83,8 +83,15 @@ export default defineCommand({
     try {
       let scope: Scope;
       let scopeText: string;
-      if (args.session) {
-        scope = { kind: "chain", live: resolveChain(db, args.session) };
+      // An explicit --session, else the session the model's Bash runs in, else the project.
+      let session: string | undefined = args.session || undefined;
+      const fromEnv = session ? null : envChain(db);
+      if (session) {
+        scope = { kind: "chain", live: resolveChain(db, session) };
+        scopeText = `session ${scope.live}`;
+      } else if (fromEnv) {
+        session = fromEnv.id;
+        scope = { kind: "chain", live: fromEnv.live };
         scopeText = `session ${scope.live}`;
       } else {
         const cwd = normalizeProject(process.cwd());
@@ -114,7 +121,8 @@ export default defineCommand({
       const shown = limit > 0 ? found.slice(skip, skip + limit) : found.slice(skip);
       const again = [
         commandLine(selfInvocation(), "detail", query),
-        ...(args.session ? ["--session", args.session] : []),
+        // Printed commands name their session, wherever it came from.
+        ...(session ? ["--session", session] : []),
         ...(args.limit !== undefined ? ["--limit", String(limit)] : []),
         ...(args["max-chars"] !== undefined ? ["--max-chars", String(maxChars)] : []),
       ];

@@ -6,7 +6,7 @@ import { resolveChain, summariesBefore, turnsBefore } from "../db/queries/chain.
 import { ThroughlineError } from "../errors.ts";
 import { type RecallRequest, recallJson, renderRecallL1, renderRecallL2 } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { parseBefore, parseCount, terminalColors } from "./_pull-args.ts";
+import { envSession, parseBefore, parseCount, SESSION_ENV, terminalColors } from "./_pull-args.ts";
 
 /**
  * `recall --l2 …` / `recall --l1 …` (docs/contract.md#pulls-read-only): the turns a push left out, selected only by the
@@ -27,7 +27,11 @@ export default defineCommand({
     },
     l2: { type: "boolean", description: "Full text (L2) of the newest --last turns before --before" },
     l1: { type: "boolean", description: "Summaries (L1) of every turn before --before, after --skip" },
-    session: { type: "string", description: "Session id (any session of the chain)", valueHint: "id" },
+    session: {
+      type: "string",
+      description: `Session id (any session of the chain; default $${SESSION_ENV})`,
+      valueHint: "id",
+    },
     before: {
       type: "string",
       description: "Boundary: turns starting strictly before this ISO-8601 time",
@@ -64,10 +68,12 @@ export default defineCommand({
         "E_ARGS",
         `${command} takes no words (got "${words.join(" ")}"); for a keyword query drop --${mode}`,
       );
-    if (!args.session)
+    // An explicit --session wins over the session the model's Bash runs in.
+    const session = args.session || envSession();
+    if (!session)
       throw new ThroughlineError(
         "E_ARGS",
-        `${command} needs --session <id> (there is no default session; the push prints the exact command)`,
+        `${command} needs --session <id> (or ${SESSION_ENV} set; the push prints the exact command)`,
       );
     const before = parseBefore(args.before, command);
     const last = parseCount("last", args.last, null);
@@ -79,7 +85,7 @@ export default defineCommand({
       );
     const db = openForRead(databasePath(process.env, args.db));
     try {
-      const live = resolveChain(db, args.session);
+      const live = resolveChain(db, session);
       const req: RecallRequest = { sessionId: live, before, skip, last };
       const limits = { skip, limit: last };
       const c = args.json ? undefined : terminalColors();

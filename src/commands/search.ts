@@ -33,7 +33,7 @@ import { searchCandidates, searchHits } from "../db/queries/search.ts";
 import { ThroughlineError } from "../errors.ts";
 import { renderSearch, type SearchView, type SearchWindow, searchJson } from "../render/search.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { parseCount } from "./_pull-args.ts";
+import { envChain, parseCount, SESSION_ENV } from "./_pull-args.ts";
 
 function resolveScope(
   db: Database,
@@ -48,6 +48,9 @@ function resolveScope(
     const live = resolveChain(db, args.session);
     return { scope: { kind: "chain", live }, label: `session ${live}` };
   }
+  // No scope given: the session the model's Bash runs in, else the current project.
+  const fromEnv = args.project === undefined ? envChain(db) : null;
+  if (fromEnv) return { scope: { kind: "chain", live: fromEnv.live }, label: `session ${fromEnv.live}` };
   const here = joinPath(normalizeProject(cwd), args.project || ".");
   const project = findProject(db, here);
   if (project === null) {
@@ -195,7 +198,11 @@ export default defineCommand({
       required: true,
       description: "Words or quoted phrases: the turns holding the most of them come first",
     },
-    session: { type: "string", description: "Only this session's chain", valueHint: "id" },
+    session: {
+      type: "string",
+      description: `Only this session's chain (default: $${SESSION_ENV}'s, else the current project)`,
+      valueHint: "id",
+    },
     project: {
       type: "string",
       description: "Only this project (default: the current one)",

@@ -83,7 +83,7 @@ class Assembler {
   private nextNumber: number;
   private lastTs = 0;
   sessionId: string | undefined;
-  cwd: string | undefined;
+  firstCwd: string | undefined;
   title: string | undefined;
   firstTs: number | undefined;
   lastSeenTs: number | undefined;
@@ -183,7 +183,7 @@ class Assembler {
     const sid = str(entry.sessionId);
     if (sid && this.sessionId === undefined) this.sessionId = sid;
     const cwd = str(entry.cwd);
-    if (cwd) this.cwd = cwd;
+    if (cwd && this.firstCwd === undefined) this.firstCwd = cwd;
 
     this.dispatch(entry, line, uuid, ts);
     // After dispatch: an entry that starts a turn must not extend the previous one.
@@ -417,7 +417,7 @@ class Assembler {
       preamble: this.preamble,
       preambleCalls: this.preambleCalls,
       sessionId: this.sessionId,
-      cwd: this.cwd,
+      firstCwd: this.firstCwd,
       title: this.title,
       firstTimestamp: this.firstTs,
       lastTimestamp: this.lastSeenTs,

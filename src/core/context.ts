@@ -88,6 +88,11 @@ export interface ContextInput {
   firstStartedAt: number | null;
   /** Newest assistant text of the chain when no window turn has one. */
   fallbackReply: { text: string; at: number } | null;
+  /**
+   * Newest prompt of the chain that is not a client control command, when every window turn is
+   * one (`/clear`, `/exit`…): the position names it instead. Null or absent: there is none.
+   */
+  fallbackPrompt?: { text: string; at: number } | null;
 }
 
 /** docs/contract.md#the-push: recorded per push; also printed by `context --json`. */
@@ -237,22 +242,28 @@ function renderPosition(
     const none = "## Current position\n(no turns yet)";
     return { full: none, brief: none, briefFrom: Number.POSITIVE_INFINITY };
   }
-  // `/exit`, `/clear`, `/tl`… stay turns, but the position names the last real instruction.
+  // `/exit`, `/clear`, `/tl`… stay turns, but the position names the last real instruction: in
+  // the window, else the newest before it; never a control command.
   const real = input.window.filter((t) => !isControlCommand(t.user));
-  const newest = real[real.length - 1] ?? last;
+  const inWindow = real[real.length - 1];
+  const prompt = inWindow ? { text: inWindow.user, at: inWindow.startedAt } : (input.fallbackPrompt ?? null);
   const withReply = real.findLast((t) => t.finalText !== null && t.finalText.trim() !== "");
   const reply = withReply ? { text: withReply.finalText!, at: withReply.endedAt } : input.fallbackReply;
   // The turn just finished is what the next prompt most often needs beyond its text.
-  const full = `Latest turn in full (its text, every tool call and output): \`${command} detail ${formatIso(newest.startedAt)} --session ${shellQuote(input.sessionId)}\``;
-  const lines = (prompt: number, replyLine: string) =>
+  const full = `Latest turn in full (its text, every tool call and output): \`${command} detail ${formatIso(prompt?.at ?? last.startedAt)} --session ${shellQuote(input.sessionId)}\``;
+  const lines = (cut: number, replyLine: string) =>
     [
       "## Current position",
-      `Latest prompt [${formatClock(newest.startedAt)}]: ${flatLine(newest.user, prompt)}`,
+      prompt
+        ? `Latest prompt [${formatClock(prompt.at)}]: ${flatLine(prompt.text, cut)}`
+        : "Latest prompt: (none: the chain holds only client control commands like /clear and /exit)",
       replyLine,
       full,
     ].join("\n");
   const w = input.window;
-  const oldestNeeded = Math.min(w.indexOf(newest), withReply ? w.indexOf(withReply) : -1);
+  // A prompt from before the window is never pushed whole: the position then stays full.
+  const promptAt = inWindow ? w.indexOf(inWindow) : prompt ? -1 : w.length - 1;
+  const oldestNeeded = Math.min(promptAt, withReply ? w.indexOf(withReply) : -1);
   return {
     full: lines(
       POSITION_CUT,

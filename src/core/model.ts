@@ -66,7 +66,12 @@ export interface AssembleResult {
   preamble: DetailDraft[];
   preambleCalls: ToolCall[];
   sessionId: string | undefined;
-  cwd: string | undefined;
+  /**
+   * The first working directory the read range names: from byte 0, where the session started
+   * (what Claude Code names the transcript's folder after), fixed for the session's life
+   * (docs/project-identity.md). Later entries carry the directory the model `cd`-ed into.
+   */
+  firstCwd: string | undefined;
   title: string | undefined;
   firstTimestamp: number | undefined;
   lastTimestamp: number | undefined;

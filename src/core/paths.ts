@@ -30,6 +30,15 @@ export function normalizeProject(cwd: string): string {
   return p;
 }
 
+/**
+ * The folder Claude Code keeps a session's transcript in, under `projects/`: the directory the
+ * session started in, every character but an ASCII letter or digit replaced by `-`
+ * (`/home/me/my.app` → `-home-me-my-app`). Lossy: used only to recognise a known directory.
+ */
+export function transcriptFolderOf(dir: string): string {
+  return dir.replace(/[^A-Za-z0-9]/g, "-");
+}
+
 /** A root: `/` or a drive (`C:/`). */
 function isRoot(p: string): boolean {
   return p === "/" || /^[A-Z]:\/$/.test(p) || p === "";

@@ -37,7 +37,11 @@ export function migrate(db: Database, path: string): { status: MigrateStatus; fr
   db.run("BEGIN IMMEDIATE");
   try {
     const v = userVersion(db);
-    for (let i = v; i < SCHEMA_VERSION; i++) db.run(MIGRATIONS[i]!);
+    for (let i = v; i < SCHEMA_VERSION; i++) {
+      const m = MIGRATIONS[i]!;
+      if (typeof m === "string") db.run(m);
+      else m(db);
+    }
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.run("COMMIT");
   } catch (err) {

@@ -1,3 +1,5 @@
+import type { Database } from "bun:sqlite";
+
 /**
  * Migrations, in order. `PRAGMA user_version` holds how many have been applied. Embedded as
  * strings so the compiled binary carries them; never edit a shipped entry, append a new one.
@@ -22,7 +24,13 @@ UPDATE sessions SET chain = (SELECT key FROM tl_chain_keys k WHERE k.id = sessio
 DROP TABLE tl_chain_keys;`;
 }
 
-export const MIGRATIONS: readonly string[] = [
+/**
+ * A migration is SQL, or a function of the open database where SQL cannot decide (it reads
+ * files); both run inside the one migration transaction (src/db/open.ts).
+ */
+export type Migration = string | ((db: Database) => void);
+
+export const MIGRATIONS: readonly Migration[] = [
   /* 1: initial schema */ `
 CREATE TABLE sessions (
   id TEXT PRIMARY KEY,
@@ -301,6 +309,9 @@ END;
   /* 6: a push after compaction is told from a handoff's (docs/contract.md, "After compaction") */ `
 ALTER TABLE injections ADD COLUMN moment TEXT NOT NULL DEFAULT 'handoff';
 `,
+  /* 7: a session's project is the directory it started in (docs/project-identity.md, "Where a session started") */
+  (db) =>
+    (require("./start-project.ts") as typeof import("./start-project.ts")).fileSessionsWhereTheyStarted(db),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -22,7 +22,8 @@ export default function compacted(ctx: HookContext): string | undefined {
     updatedAt: now,
   });
   // PreCompact stored the turns up to the boundary; the boundary and what follows it are new.
-  ingestNamedSession(ctx.db, ctx, now);
+  // A transcript not written yet holds nothing to add.
+  if (ctx.transcriptPath && Bun.file(ctx.transcriptPath).size > 0) ingestNamedSession(ctx.db, ctx, now);
   // The turns pushed after the compaction before this one were in the model's view until now.
   // Claude Code fires SessionStart once per compaction, and may write the new boundary after it:
   // nothing in the transcript tells a repeat from the next compaction, so none is assumed.

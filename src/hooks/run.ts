@@ -17,6 +17,7 @@ export interface HookContext {
   db: Database;
   payload: HookPayload;
   sessionId: string;
+  /** The session row's project, else the identity of the payload's `cwd` (read on first use). */
   project: string | null;
   transcriptPath: string | null;
   env: Env;
@@ -96,6 +97,7 @@ export async function runHook(
       if (nothingToHandOver(path, sessionId, payload)) return { exitCode: 0, stdout: "", stderr: "" };
     }
     const handler = await load();
+    let sessionProject: string | null | undefined;
     const out = await handler({
       get db() {
         db ??= openWriter(path);
@@ -104,7 +106,16 @@ export async function runHook(
       payload,
       sessionId,
       get project() {
-        return projectOfCwd();
+        // The payload's cwd is where the session is now; its project is where it started, and
+        // once the session row holds one, no hook moves it (docs/project-identity.md).
+        if (sessionProject === undefined) {
+          db ??= openWriter(path);
+          const stored = (
+            require("../db/queries/sessions.ts") as typeof import("../db/queries/sessions.ts")
+          ).sessionProject(db, sessionId as string);
+          sessionProject = stored ?? projectOfCwd();
+        }
+        return sessionProject;
       },
       transcriptPath:
         typeof payload.transcript_path === "string" && payload.transcript_path

@@ -14,6 +14,12 @@ import type { HookContext } from "./run.ts";
 export default async function sessionStart(ctx: HookContext): Promise<string | undefined> {
   const source = typeof ctx.payload.source === "string" ? ctx.payload.source : "startup";
   const now = ctx.now();
+  // The model's Bash knows its session (src/hooks/session-env.ts; loaded only when offered).
+  if (ctx.env.CLAUDE_ENV_FILE)
+    await (require("./session-env.ts") as typeof import("./session-env.ts")).exportSession(
+      ctx.env.CLAUDE_ENV_FILE,
+      ctx.sessionId,
+    );
   // After a compaction the client kept its summary only: the push hands the turns back.
   if (source === "compact") {
     const { default: compacted } = require("./compacted.ts") as typeof import("./compacted.ts");

@@ -64,7 +64,7 @@ export default async function userPromptSubmit(ctx: HookContext): Promise<string
     }
     await clearPendingMark(path, ctx.sessionId); // a mark whose row is gone
   }
-  if (ctx.project && isBatonPrompt(prompt.trim()))
+  if (isBatonPrompt(prompt.trim()) && ctx.project)
     putBaton(ctx.db, { project: ctx.project, session_id: ctx.sessionId, created_at: ctx.now() });
   return push;
 }

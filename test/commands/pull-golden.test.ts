@@ -13,6 +13,7 @@ import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
 import { bakedCommands, isoAt, Jsonl, runBaked } from "../helpers/pull.ts";
 import { buildPullFixture, PULL_FIXTURE, PULL_SESSION } from "../helpers/pull-fixture.ts";
+import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 let dir: ReturnType<typeof tempDir>;
 let db: string;
@@ -106,6 +107,43 @@ describe("golden: push and pulls of the fixture session", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).not.toContain("<bash-input>");
     expectGolden("pull/bash-mode.txt", r.stdout);
+  });
+
+  test("a chain whose newest turns are only control commands: the last real instruction, or none, never /exit", () => {
+    using tmp = tempDir("tl-golden-control-");
+    const slash = (b: TranscriptBuilder, name: string) =>
+      b
+        .user(
+          `<command-name>/${name}</command-name>\n  <command-message>${name}</command-message>\n  <command-args></command-args>`,
+        )
+        .user("<local-command-stdout></local-command-stdout>");
+    // More control commands than the 20-turn window holds, after one real instruction.
+    const tail = new TranscriptBuilder("control-tail", "/home/dev/proj", "2026-03-04T09:00:00.000Z");
+    tail.user("refactor the cache layer").say("Refactored: the cache is one module now.");
+    for (let i = 0; i < 21; i++) slash(tail, i % 2 === 0 ? "clear" : "model");
+    slash(tail, "exit");
+    // Nothing but control commands (shaped like the corpus's vsla-vsla-9b92ce83).
+    const only = new TranscriptBuilder("control-only", "/home/dev/proj", "2026-03-04T10:00:00.000Z");
+    slash(slash(only, "clear"), "exit");
+    const file = join(tmp.path, "throughline.db");
+    const w = openForWrite(file);
+    const paths = [tail, only].map((b) => {
+      const p = join(tmp.path, `${b.sessionId}.jsonl`);
+      writeFileSync(p, b.text());
+      return p;
+    });
+    replay(w, paths, { now: () => Date.parse("2026-03-04T11:00:00Z") });
+    w.close();
+    const push = (id: string) => {
+      const r = runCli(["context", "--session", id, "--db", file]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).not.toMatch(/Latest prompt \[[^\]]*\]: \//);
+      return r.stdout;
+    };
+    const withTail = push("control-tail");
+    expect(withTail).toContain("]: refactor the cache layer");
+    expectGolden("pull/context-control-tail.txt", withTail);
+    expectGolden("pull/context-control-only.txt", push("control-only"));
   });
 
   test("tool lines: what each turn's tools touched, in the push and in recall --l2; a paged detail", () => {

@@ -376,6 +376,31 @@ describe("renderContext cases", () => {
     }
   });
 
+  test("a window of only control commands names the newest real prompt before it, never /exit", () => {
+    const control = (i: number, user: string) => ({
+      ...turn(i, T0 + i * 60_000),
+      user,
+      finalText: null,
+      assistant: "",
+    });
+    const w = [control(21, "/clear"), control(22, "/model"), control(23, "/exit")];
+    const older = { text: "ship the parser fix", at: T0 + 5 * 60_000 };
+    const out = renderContext(inputOf(w, { totalTurns: 30, fallbackPrompt: older }), CMD);
+    expect(out.text).toContain("Latest prompt [09:05:00]: ship the parser fix");
+    expect(out.text).not.toContain("Latest prompt [09:23:00]: /exit");
+    // Its turn is the one worth reading in full.
+    expect(out.text).toContain(`\`${CMD} detail ${new Date(older.at).toISOString()} --session sess-a\``);
+    // None anywhere in the chain: said so, and the detail command names the newest turn.
+    const none = renderContext(inputOf(w), CMD);
+    expect(none.text).toContain(
+      "Latest prompt: (none: the chain holds only client control commands like /clear and /exit)",
+    );
+    expect(none.text).not.toMatch(/Latest prompt \[[^\]]*\]: \//);
+    expect(none.text).toContain(
+      `\`${CMD} detail ${new Date(T0 + 23 * 60_000).toISOString()} --session sess-a\``,
+    );
+  });
+
   test("isControlCommand: bare client commands only", () => {
     for (const c of [
       "/exit",

@@ -99,7 +99,7 @@ describe("chains keyed on the chain", () => {
     const path = join(t.path, "old.db");
     const raw = new Database(path);
     raw.run("PRAGMA journal_mode = WAL");
-    for (let i = 0; i < 4; i++) raw.run(MIGRATIONS[i]!);
+    for (let i = 0; i < 4; i++) raw.run(MIGRATIONS[i] as string);
     raw.run("PRAGMA user_version = 4");
     // A → B → C merged the old way: every row moved to the live end C.
     raw.run(`INSERT INTO sessions (id, created_at, updated_at, merged_into) VALUES

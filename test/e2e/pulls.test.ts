@@ -215,8 +215,15 @@ describe.skipIf(SKIP !== null)(
           "the request carrying /recall's output",
         );
         const recallReq = sessionRequests(h, newId)[before]!.body!;
-        const expected = runShell(h, `${invocation} recall edits`).stdout.trim();
+        // Claude Code sources the CLAUDE_ENV_FILE our SessionStart wrote before each command of
+        // the session, so /recall answers for this session's chain (docs/hooks.md).
+        const expected = runShell(
+          h,
+          `THROUGHLINE_SESSION=${shellQuote(newId)} ${invocation} recall edits`,
+        ).stdout.trim();
         expect(expected).toContain("## Recall");
+        expect(expected).toContain(`session ${newId}`);
+        expect(expected).not.toContain("(latest in");
         expect(requestText(recallReq)).toContain(expected);
         expect(tmux.capture()).not.toMatch(APPROVAL);
       },

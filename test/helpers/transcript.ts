@@ -11,7 +11,8 @@ export class TranscriptBuilder {
   private last: string | null = null;
   private clock: number;
   readonly sessionId: string;
-  readonly cwd: string;
+  /** The working directory the next entries carry (`cd` moves it, as the model's Bash does). */
+  cwd: string;
   readonly version: string;
   constructor(
     sessionId: string,
@@ -23,6 +24,12 @@ export class TranscriptBuilder {
     this.cwd = cwd;
     this.version = version;
     this.clock = Date.parse(start);
+  }
+
+  /** Later entries carry `dir` as their cwd: what Claude Code writes after the model `cd`s. */
+  cd(dir: string): this {
+    this.cwd = dir;
+    return this;
   }
 
   /** Advance the transcript clock (ms). */

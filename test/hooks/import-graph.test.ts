@@ -105,6 +105,14 @@ describe("hook import graph", () => {
     expect(builtins).toEqual([]);
   });
 
+  test("SessionStart's CLAUDE_ENV_FILE export (loaded only when offered) imports nothing", () => {
+    const { local, builtins } = fullGraph([join(hooksDir, "session-env.ts")]);
+    expect({ local, builtins }).toEqual({ local: ["src/hooks/session-env.ts"], builtins: [] });
+    const start = readFileSync(join(hooksDir, "session-start.ts"), "utf8");
+    const eager = transpiler.scanImports(start).filter((i) => i.kind === "import-statement");
+    expect(eager.map((i) => i.path)).not.toContain("./session-env.ts");
+  });
+
   test("the handoff loads neither the redactor (~1 ms cold) nor node:fs or node:path until it needs them", () => {
     const { local, builtins } = fullGraph([join(hooksDir, "handoff.ts")]);
     expect(local).not.toContain("src/core/redact.ts");

@@ -6,7 +6,13 @@
  */
 import type { Database } from "bun:sqlite";
 import type { TimeWindow } from "../../core/clock.ts";
-import { type ChainTurn, type ContextInput, type DetailCount, WINDOW_TURNS } from "../../core/context.ts";
+import {
+  type ChainTurn,
+  type ContextInput,
+  type DetailCount,
+  isControlCommand,
+  WINDOW_TURNS,
+} from "../../core/context.ts";
 import { selfInvocation } from "../../core/invocation.ts";
 import type { ToolUse } from "../../core/tool-digest.ts";
 import { ThroughlineError } from "../../errors.ts";
@@ -330,6 +336,7 @@ export function loadContextInput(db: Database, live: string): ContextInput {
           )
           .get({ s: live })
       : null;
+  const hasPrompt = window.some((t) => !isControlCommand(t.user));
   return {
     sessionId: live,
     totalTurns: total,
@@ -338,7 +345,25 @@ export function loadContextInput(db: Database, live: string): ContextInput {
     olderSummarized: counts.summarized,
     firstStartedAt: counts.first,
     fallbackReply: fallback ? { text: fallback.final_text, at: fallback.ended_at } : null,
+    fallbackPrompt: !hasPrompt && total > window.length ? newestRealPrompt(db, live, window.length) : null,
   };
+}
+
+/**
+ * The newest prompt before the window's `skip` turns that is not a client control command
+ * (core/context.ts): read newest first and stopped at the first, so a chain of a few `/clear`s
+ * reads a few short rows.
+ */
+function newestRealPrompt(db: Database, live: string, skip: number): { text: string; at: number } | null {
+  const rows = db
+    .query<{ text: string; started_at: number }, { s: string; skip: number }>(
+      `SELECT u.text, t.started_at FROM turns t
+       JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
+       WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST} LIMIT -1 OFFSET $skip`,
+    )
+    .iterate({ s: live, skip });
+  for (const r of rows) if (!isControlCommand(r.text)) return { text: r.text, at: r.started_at };
+  return null;
 }
 
 const SCOPE_WHERE = {

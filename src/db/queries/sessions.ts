@@ -19,13 +19,17 @@ export interface SessionUpsert {
   title?: string | null;
 }
 
-/** Insert or refresh a session; `created_at` only ever moves earlier, `updated_at` only later. */
+/**
+ * Insert or refresh a session; `created_at` only ever moves earlier, `updated_at` only later, and
+ * a project once set is kept: a session's project is where it started (docs/project-identity.md),
+ * while a hook's `cwd` is where the session is now. Only `setSessionProject` moves it.
+ */
 export function upsertSession(db: Database, s: SessionUpsert): void {
   db.query(
     `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, title)
      VALUES ($id, $project, $path, $created, $updated, $title)
      ON CONFLICT(id) DO UPDATE SET
-       project = coalesce(excluded.project, sessions.project),
+       project = coalesce(sessions.project, excluded.project),
        transcript_path = coalesce(excluded.transcript_path, sessions.transcript_path),
        created_at = min(sessions.created_at, excluded.created_at),
        updated_at = max(sessions.updated_at, excluded.updated_at),
@@ -37,6 +41,28 @@ export function upsertSession(db: Database, s: SessionUpsert): void {
     created: s.createdAt,
     updated: s.updatedAt,
     title: s.title ?? null,
+  });
+}
+
+/** The project a session is filed under, or null (unknown session, or none recorded yet). */
+export function sessionProject(db: Database, id: string): string | null {
+  return (
+    db
+      .query<{ project: string | null }, { id: string }>("SELECT project FROM sessions WHERE id = $id")
+      .get({ id })?.project ?? null
+  );
+}
+
+/**
+ * File a session, and the events it originated, under `project`: the identity of its first
+ * working directory, read from its transcript (docs/project-identity.md). The ingest of a
+ * transcript from byte 0 and migration 7 call it; hooks never do.
+ */
+export function setSessionProject(db: Database, id: string, project: string): void {
+  db.query("UPDATE sessions SET project = $p WHERE id = $id AND project IS NOT $p").run({ id, p: project });
+  db.query("UPDATE events SET project = $p WHERE origin_session_id = $id AND project IS NOT $p").run({
+    id,
+    p: project,
   });
 }
 

@@ -1,4 +1,4 @@
-import { parseIsoInstant } from "../core/clock.ts";
+import { instantFlag } from "../core/clock.ts";
 import type { Env } from "../core/paths.ts";
 import type { Database } from "../db/open.ts";
 import { resolveChain } from "../db/queries/chain.ts";
@@ -28,13 +28,7 @@ export function parseBefore(value: string | undefined, command: string): number 
       "E_ARGS",
       `${command} needs --before <ISO-8601> (the push prints the exact command to run)`,
     );
-  const ms = parseIsoInstant(value.trim());
-  if (ms === null)
-    throw new ThroughlineError(
-      "E_ARGS",
-      `--before must be an ISO-8601 time with a zone, like 2026-03-01T09:00:00.000Z; got "${value}"`,
-    );
-  return ms;
+  return instantFlag("--before", value);
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   groupsByTurn,
   parseActivityQuery,
 } from "../core/activity-query.ts";
-import { parseIsoInstant } from "../core/clock.ts";
+import { instantFlag } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject, type JsonObject } from "../core/jsonl.ts";
@@ -58,14 +58,7 @@ export interface ActivityRecallArgs {
 const SUMMARY_ITEMS = 5;
 
 function parseNow(text: string | undefined): number {
-  if (text === undefined || text === "") return Date.now();
-  const ms = parseIsoInstant(text.trim()) ?? Date.parse(text.trim());
-  if (!Number.isFinite(ms))
-    throw new ThroughlineError(
-      "E_ARGS",
-      `--now must be an ISO-8601 time, like 2026-03-01T14:00:00Z; got "${text}"`,
-    );
-  return ms;
+  return text === undefined || text === "" ? Date.now() : instantFlag("--now", text);
 }
 
 function turnKeyOf(r: EventRow): string | null {

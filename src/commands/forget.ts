@@ -4,10 +4,11 @@
  * neither the database nor its WAL. The plan is read on a read-only connection (all that
  * `--dry-run` does); the deletion runs in one IMMEDIATE transaction.
  */
+
 import { resolve } from "node:path";
 import { isatty } from "node:tty";
 import { defineCommand } from "citty";
-import { formatIso } from "../core/clock.ts";
+import { formatIso, instantFlag } from "../core/clock.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { clip, plural } from "../core/text.ts";
 import { openForRead, openForWrite } from "../db/open.ts";
@@ -72,11 +73,7 @@ function parseSelector(args: {
     if (v !== undefined && String(v).trim() === "")
       throw new ThroughlineError("E_ARGS", `--${name} needs a value`);
   let before: number | null = null;
-  if (args.before !== undefined) {
-    before = Date.parse(args.before);
-    if (!Number.isFinite(before))
-      throw new ThroughlineError("E_ARGS", `--before: not a date (YYYY-MM-DD or ISO-8601): ${args.before}`);
-  }
+  if (args.before !== undefined) before = instantFlag("--before", args.before);
   return {
     session: args.session ?? null,
     before,

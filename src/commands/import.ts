@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { neverTranscriptFilter } from "../capture/never-file.ts";
 import { replay } from "../capture/replay.ts";
+import { instantFlag } from "../core/clock.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { openForWrite } from "../db/open.ts";
 import { ThroughlineError } from "../errors.ts";
@@ -54,10 +55,7 @@ export default defineCommand({
     if (!existsSync(root) || !statSync(root).isDirectory())
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history at ${root}`);
     let since: number | null = null;
-    if (args.since) {
-      since = Date.parse(args.since);
-      if (!Number.isFinite(since)) throw new ThroughlineError("E_ARGS", `--since: not a date: ${args.since}`);
-    }
+    if (args.since) since = instantFlag("--since", args.since);
     const folder = args.project ? projectFolder(args.project) : null;
     if (folder && !existsSync(join(root, folder)))
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history for ${args.project}`);

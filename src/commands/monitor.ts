@@ -5,7 +5,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { defineCommand } from "citty";
-import { parseIsoInstant } from "../core/clock.ts";
+import { instantFlag } from "../core/clock.ts";
 import { claudeConfigDir, normalizeProject } from "../core/paths.ts";
 import { detectWindow, dirNameMatches, emptyUsage, feedUsage, type UsageState } from "../core/usage.ts";
 import { ThroughlineError } from "../errors.ts";
@@ -154,11 +154,7 @@ export function currentProject(configDir: string, cwd: string, home: string | un
 }
 
 function parseNow(text: string | undefined): number {
-  if (!text) return Date.now();
-  const ms = parseIsoInstant(text.trim());
-  if (ms === null)
-    throw new ThroughlineError("E_ARGS", `--now must be an ISO-8601 time with a zone; got "${text}"`);
-  return ms;
+  return text ? instantFlag("--now", text) : Date.now();
 }
 
 function parsePositive(flag: string, text: string | undefined, fallback: number): number {

@@ -4,7 +4,7 @@
  * words) is a keyword. Pure: calendar days are those of the process time zone (`TZ`), like
  * every clock time throughline prints.
  */
-import { formatClock, formatDate } from "./clock.ts";
+import { formatClock, formatDate, parseInstant } from "./clock.ts";
 import type { EventType } from "./events.ts";
 
 /** The 20-row cap of the activity table. */
@@ -153,15 +153,9 @@ function sinceClock(text: string, now: number): number | null {
   return at;
 }
 
+/** `since <date>`: read as every time flag is (core/clock.ts parseInstant; words arrive lower-cased). */
 function sinceDate(text: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (m) return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  // Words arrive lower-cased (tokenize): `2026-03-01t14:00z` is still an ISO time.
-  if (/^\d{4}-\d{2}-\d{2}t/i.test(text)) {
-    const ms = Date.parse(text.toUpperCase());
-    return Number.isFinite(ms) ? ms : null;
-  }
-  return null;
+  return /^\d{4}-\d{2}-\d{2}/.test(text) ? parseInstant(text) : null;
 }
 
 /** Try to read a time phrase at `tokens[i]`; returns the range and how many tokens it used. */

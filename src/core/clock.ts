@@ -39,6 +39,31 @@ export function parseIsoInstant(text: string): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
+/**
+ * The one reading of a time flag (`--before`, `--since`, `--now`, `since <date>`): ISO-8601 with a
+ * zone as written, anything without a zone (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS[.fff]]`, with a
+ * space or a `T`) in UTC, as every time throughline prints is, whatever the machine's zone.
+ * A bare date is its first millisecond. Null when the text is not a time.
+ */
+export function parseInstant(text: string): number | null {
+  const t = text.trim();
+  const zoned = parseIsoInstant(t.replace(/z$/, "Z").replace(/^(\d{4}-\d{2}-\d{2})t/, "$1T"));
+  if (zoned !== null) return zoned;
+  const window = parseAbsolute(t.replace(/^(\d{4}-\d{2}-\d{2})t/, "$1T"));
+  return window ? window.from : null;
+}
+
+/** parseInstant for a flag, with the one-line error every command gives. */
+export function instantFlag(flag: string, value: string): number {
+  const ms = parseInstant(value);
+  if (ms === null)
+    throw new ThroughlineError(
+      "E_ARGS",
+      `${flag} must be a date or time: YYYY-MM-DD, YYYY-MM-DD HH:MM (UTC) or ISO-8601 with a zone, like 2026-03-01T09:00:00.000Z; got "${value}"`,
+    );
+  return ms;
+}
+
 interface ClockTime {
   h: number;
   m: number;

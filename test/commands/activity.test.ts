@@ -389,7 +389,7 @@ describe("recall through the CLI", () => {
       "act-live",
     ]);
     expect(out.exitCode).toBe(1);
-    expect(out.stderr).toContain("--now must be an ISO-8601 time");
+    expect(out.stderr).toContain("--now must be a date or time");
   });
 
   test("a missing database is an error and is not created", () => {

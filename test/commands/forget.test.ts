@@ -310,7 +310,7 @@ describe("forget --session / --before / --project", () => {
     using f = build();
     for (const [args, text] of [
       [[], "forget needs what to forget"],
-      [["--before", "yesterday-ish"], "--before: not a date"],
+      [["--before", "yesterday-ish"], "--before must be a date or time"],
       [["--match", " "], "--match needs a value"],
     ] as const) {
       const r = runCli(["forget", ...args, "--db", f.db]);

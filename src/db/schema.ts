@@ -298,6 +298,15 @@ CREATE TRIGGER sessions_chain_default AFTER INSERT ON sessions WHEN new.chain IS
   UPDATE sessions SET chain = new.id WHERE id = new.id;
 END;
 `,
+  /* 6: forks store only their own turns and link to the parent's turn they were forked after (docs/contract.md#forks) */ `
+-- The uuid of the entry holding the turn's prompt. A fork's file repeats its parent's entries with
+-- their uuids: a turn whose uuid another session already holds is a copy and is not stored twice.
+ALTER TABLE turns ADD COLUMN uuid TEXT;
+CREATE INDEX turns_uuid ON turns(uuid) WHERE uuid IS NOT NULL;
+-- A fork: the uuid of the newest turn it copied. Its chain reads the chain holding that turn up
+-- to and including it, then its own turns (docs/architecture.md, "Forks").
+ALTER TABLE sessions ADD COLUMN fork_uuid TEXT;
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,7 +13,7 @@ import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
-import { memoryHash, tempDir } from "../helpers/db.ts";
+import { memoryHash, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/forks";
@@ -232,6 +232,26 @@ describe("a fork (claude --resume <id> --fork-session)", () => {
     expect(turnsOf(db).map((r) => `${r.origin.slice(0, 4)}:${r.n}`)).toEqual(["aaaa:1", "aaaa:2", "aaaa:3"]);
     db.close();
     expect((await contextJson(path, PARENT)).turns).toHaveLength(3);
+  });
+
+  test("export and import --from-export keep the fork's link: the fork reads the same", async () => {
+    using t = tempDir("tl-fork-");
+    const f = writeFiles(t.path);
+    const path = join(t.path, "tl.db");
+    const db = openForWrite(path);
+    replay(db, [f.fork, f.parent]);
+    db.close();
+    const file = join(t.path, "export.jsonl");
+    expect(runCli(["export", "jsonl", "--out", file, "--db", path]).exitCode).toBe(0);
+    const restored = join(t.path, "restored.db");
+    expect(runCli(["import", "--from-export", file, "--db", restored]).exitCode).toBe(0);
+    expect(await contextJson(restored, FORK)).toEqual(await contextJson(path, FORK));
+    expect(await contextJson(restored, PARENT)).toEqual(await contextJson(path, PARENT));
+    const again = openForWrite(restored);
+    // A replay on top of the restore finds the copies already settled.
+    replay(again, [f.parent, f.fork]);
+    expect(turnsOf(again)).toHaveLength(3);
+    again.close();
   });
 
   test("unrelated sessions that reuse a uuid (with another prompt or time) are not forks", () => {

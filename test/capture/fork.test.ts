@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
+import { turnCounts } from "../../src/db/queries/counts.ts";
+import { statuslineFacts } from "../../src/db/queries/statusline.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { memoryHash, runCli, tempDir } from "../helpers/db.ts";
@@ -133,6 +135,12 @@ describe("a fork (claude --resume <id> --fork-session)", () => {
       ]),
     ) as { turns: { turn_key: string }[] };
     expect(l1.turns.map((x) => x.turn_key)).toEqual([`${PARENT}:1`, `${PARENT}:2`, `${FORK}:3`]);
+    // The status line and doctor count the turns the fork reads; the parent's count is its own.
+    const ro = openForWrite(path);
+    expect(statuslineFacts(ro, FORK).turns).toBe(3);
+    expect(statuslineFacts(ro, PARENT).turns).toBe(2);
+    expect(turnCounts(ro, FORK)).toEqual({ own: 1, chain: 3 });
+    ro.close();
     const detail = await cliInProcess(path, ["detail", "10:00-12:00", "--session", FORK]);
     expect(detail.match(/parent step 1/g)?.length).toBe(1);
     expect(detail).toContain("fork step 3");

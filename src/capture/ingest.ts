@@ -357,7 +357,7 @@ function settleCopies(db: Database, origin: string, turns: readonly TurnWritePla
     db,
     origin,
     turns.flatMap(({ turn: t }) =>
-      t.uuid === null ? [] : [{ uuid: t.uuid, startedAt: t.startedAt, user: t.user }],
+      t.uuid === null ? [] : [{ uuid: t.uuid, startedAt: t.startedAt, user: t.user, assistant: t.assistant }],
     ),
   );
   if (holders.length === 0) return copied;

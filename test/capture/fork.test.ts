@@ -224,6 +224,44 @@ describe("a fork (claude --resume <id> --fork-session)", () => {
     expect(new Set(hashes).size).toBe(1);
   });
 
+  test("a fork made inside a turn keeps its own version of that turn; the fork point is the turn before", async () => {
+    using t = tempDir("tl-fork-");
+    const f = writeFiles(t.path);
+    // Forked before the parent's second turn was answered: the fork answers it differently.
+    const { parent } = f.builders;
+    const cut = parent.lines.findIndex((l) => l.includes("Parent reply 2"));
+    const fork = parent.fork(FORK, "2026-06-01T11:00:00.000Z", cut);
+    fork.say("Fork's own reply 2: the quokkaqueue way.").user("fork step 3: go on").say("Fork reply 3.");
+    writeFileSync(f.fork, fork.text());
+    const hashes: string[] = [];
+    for (const order of [
+      [f.parent, f.fork],
+      [f.fork, f.parent],
+    ]) {
+      const path = join(t.path, `${hashes.length}.db`);
+      const db = openForWrite(path);
+      for (const file of order) replay(db, [file], { now: () => 5 });
+      hashes.push(digest(db));
+      expect(turnsOf(db).map((r) => `${r.origin.slice(0, 4)}:${r.n}`)).toEqual([
+        "aaaa:1",
+        "aaaa:2",
+        "bbbb:2",
+        "bbbb:3",
+      ]);
+      db.close();
+      expect((await contextJson(path, FORK)).turns.map((x) => x.turn_key)).toEqual([
+        `${PARENT}:1`,
+        `${FORK}:2`,
+        `${FORK}:3`,
+      ]);
+      expect((await contextJson(path, PARENT)).turns.map((x) => x.turn_key)).toEqual([
+        `${PARENT}:1`,
+        `${PARENT}:2`,
+      ]);
+    }
+    expect(hashes[1]).toBe(hashes[0]!);
+  });
+
   test("--resume without --fork-session appends to the same file: one session, each turn once", async () => {
     using t = tempDir("tl-fork-");
     const f = writeFiles(t.path);

@@ -21,13 +21,14 @@ export interface UuidHolder {
 }
 
 /**
- * Turns of sessions other than `origin` that hold one of `turns`: the same prompt uuid, start
- * and prompt text (a fork copies its parent's entries whole; test fixtures reuse uuids).
+ * Turns of sessions other than `origin` that hold one of `turns`: the same prompt uuid, start,
+ * prompt and assistant text. A fork copies its parent's entries whole; one made inside a turn
+ * goes on with that turn differently, which is then its own (test fixtures also reuse uuids).
  */
 export function uuidHolders(
   db: Database,
   origin: string,
-  turns: readonly { uuid: string; startedAt: number; user: string }[],
+  turns: readonly { uuid: string; startedAt: number; user: string; assistant: string }[],
 ): UuidHolder[] {
   if (turns.length === 0) return [];
   return db
@@ -36,8 +37,9 @@ export function uuidHolders(
        FROM json_each($turns) j
        JOIN turns t ON t.uuid = json_extract(j.value, '$.uuid') AND t.started_at = json_extract(j.value, '$.startedAt')
        JOIN bodies b ON b.turn_id = t.id AND b.role = 'user' AND b.text = json_extract(j.value, '$.user')
+       LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
        LEFT JOIN sessions s ON s.id = t.origin_session_id
-       WHERE t.origin_session_id <> $origin`,
+       WHERE t.origin_session_id <> $origin AND coalesce(a.text, '') = json_extract(j.value, '$.assistant')`,
     )
     .all({ turns: JSON.stringify(turns), origin });
 }

@@ -25,10 +25,11 @@ import {
   upsertSubagentDetail,
   upsertTurn,
 } from "../db/queries/capture.ts";
-import { insertEvents } from "../db/queries/events.ts";
+import { eventKeys, insertEvents } from "../db/queries/events.ts";
 import {
   bornBefore,
   dropCopiedTurns,
+  dropSharedEvents,
   setForkPoint,
   type UuidHolder,
   uuidHolders,
@@ -365,7 +366,14 @@ function settleCopies(db: Database, origin: string, turns: readonly TurnWritePla
   let forkPoint: UuidHolder | null = null;
   const younger = new Map<string, UuidHolder[]>();
   for (const h of holders) {
-    if (bornBefore({ id: h.origin_session_id, born: h.born }, self)) {
+    const older = bornBefore({ id: h.origin_session_id, born: h.born }, self);
+    if (!h.same) {
+      // A fork made inside this turn: both keep their turn, and the tool calls recorded before
+      // the fork are the older session's events (an older holder's stay: ours are not inserted).
+      const mine = turns.find((t) => t.turn.uuid === h.uuid);
+      if (!older && mine)
+        dropSharedEvents(db, h.origin_session_id, h.turn_number, eventKeys(origin, mine.events));
+    } else if (older) {
       copied.add(h.uuid);
       if (forkPoint === null || h.started_at >= forkPoint.started_at) forkPoint = h;
     } else younger.set(h.origin_session_id, [...(younger.get(h.origin_session_id) ?? []), h]);

@@ -35,11 +35,16 @@ function writeFiles(dir: string): Files {
   for (const i of [1, 2]) {
     parent.user(`parent step ${i}: tune the zebracache module`);
     parent.tool("Bash", { command: `make step${i}` }, `step${i} ok`);
+    parent.tool("Edit", { file_path: `${PROJECT}/src/step${i}.ts`, old_string: "a", new_string: "b" }, "ok");
     parent.say(`Parent reply ${i}: zebracache tuned.`);
     parent.tick(60_000);
   }
   const fork = parent.fork(FORK, "2026-06-01T11:00:00.000Z");
-  fork.user("fork step 3: try the quokkaqueue instead").say("Fork reply 3: quokkaqueue tried.");
+  fork
+    .user("fork step 3: try the quokkaqueue instead")
+    .tool("Bash", { command: "make step3" }, "step3 ok")
+    .tool("Edit", { file_path: `${PROJECT}/src/step3.ts`, old_string: "a", new_string: "b" }, "ok")
+    .say("Fork reply 3: quokkaqueue tried.");
   const files = { parent: join(dir, `${PARENT}.jsonl`), fork: join(dir, `${FORK}.jsonl`) };
   writeFileSync(files.parent, parent.text());
   writeFileSync(files.fork, fork.text());
@@ -135,6 +140,26 @@ describe("a fork (claude --resume <id> --fork-session)", () => {
       ]),
     ) as { turns: { turn_key: string }[] };
     expect(l1.turns.map((x) => x.turn_key)).toEqual([`${PARENT}:1`, `${PARENT}:2`, `${FORK}:3`]);
+    // The activity index of the fork holds the parent's edits up to the fork point and its own, once.
+    const edits = async (s: string) =>
+      (
+        JSON.parse(
+          await cliInProcess(path, [
+            "recall",
+            "edits",
+            "--session",
+            s,
+            "--now",
+            "2026-06-01T12:00:00.000Z",
+            "--json",
+          ]),
+        ) as { events: { turn_key: string }[] }
+      ).events
+        .map((e) => e.turn_key)
+        .sort();
+    expect(await edits(FORK)).toEqual([`${PARENT}:1`, `${PARENT}:2`, `${FORK}:3`]);
+    expect(await edits(PARENT)).toEqual([`${PARENT}:1`, `${PARENT}:2`]);
+
     // The status line and doctor count the turns the fork reads; the parent's count is its own.
     const ro = openForWrite(path);
     expect(statuslineFacts(ro, FORK).turns).toBe(3);

@@ -18,12 +18,14 @@ export interface UuidHolder {
   started_at: number;
   /** `created_at` of the holding session. */
   born: number;
+  /** 1 when the stored turn has the same assistant text too: a copy; 0: a fork made inside this turn. */
+  same: number;
 }
 
 /**
- * Turns of sessions other than `origin` that hold one of `turns`: the same prompt uuid, start,
- * prompt and assistant text. A fork copies its parent's entries whole; one made inside a turn
- * goes on with that turn differently, which is then its own (test fixtures also reuse uuids).
+ * Turns of sessions other than `origin` that hold one of `turns`: the same prompt uuid, start
+ * and prompt text (test fixtures reuse uuids, never all three). `same` tells a copy (the
+ * assistant text too) from a fork made inside the turn, which went on with it differently.
  */
 export function uuidHolders(
   db: Database,
@@ -33,13 +35,14 @@ export function uuidHolders(
   if (turns.length === 0) return [];
   return db
     .query<UuidHolder, { turns: string; origin: string }>(
-      `SELECT t.uuid, t.origin_session_id, t.turn_number, t.started_at, coalesce(s.created_at, t.started_at) AS born
+      `SELECT t.uuid, t.origin_session_id, t.turn_number, t.started_at, coalesce(s.created_at, t.started_at) AS born,
+              coalesce(a.text, '') = json_extract(j.value, '$.assistant') AS same
        FROM json_each($turns) j
        JOIN turns t ON t.uuid = json_extract(j.value, '$.uuid') AND t.started_at = json_extract(j.value, '$.startedAt')
        JOIN bodies b ON b.turn_id = t.id AND b.role = 'user' AND b.text = json_extract(j.value, '$.user')
        LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
        LEFT JOIN sessions s ON s.id = t.origin_session_id
-       WHERE t.origin_session_id <> $origin AND coalesce(a.text, '') = json_extract(j.value, '$.assistant')`,
+       WHERE t.origin_session_id <> $origin`,
     )
     .all({ turns: JSON.stringify(turns), origin });
 }
@@ -66,6 +69,30 @@ export function dropCopiedTurns(db: Database, origin: string, numbers: readonly 
   db.query(
     "DELETE FROM events WHERE origin_session_id = $origin AND turn_number IN (SELECT value FROM json_each($ns))",
   ).run(p);
+  renumberEvents(db, origin);
+}
+
+/**
+ * Events of `origin`'s turn `number` that another session's turn recorded too (`ikeys`: the
+ * same tool calls, copied into a fork made inside that turn): they belong to the older session.
+ */
+export function dropSharedEvents(
+  db: Database,
+  origin: string,
+  number: number,
+  ikeys: readonly string[],
+): void {
+  if (ikeys.length === 0) return;
+  const gone = db
+    .query(
+      `DELETE FROM events WHERE origin_session_id = $origin AND turn_number = $n
+       AND ikey IN (SELECT value FROM json_each($ikeys))`,
+    )
+    .run({ origin, n: number, ikeys: JSON.stringify(ikeys) }).changes;
+  if (gone > 0) renumberEvents(db, origin);
+}
+
+function renumberEvents(db: Database, origin: string): void {
   db.query(
     `UPDATE events SET seq = r.n
      FROM (SELECT id, row_number() OVER (ORDER BY seq, id) AS n FROM events WHERE origin_session_id = $origin) r

@@ -287,6 +287,22 @@ describe("a fork (claude --resume <id> --fork-session)", () => {
     expect(hashes[1]).toBe(hashes[0]!);
   });
 
+  test("forget of the parent's fork-point turn: the fork reads what is left of the parent, with the same gap", async () => {
+    using t = tempDir("tl-fork-");
+    const f = writeFiles(t.path);
+    const path = join(t.path, "tl.db");
+    const db = openForWrite(path);
+    replay(db, [f.parent, f.fork]);
+    db.close();
+    const r = runCli(["forget", "--match", "parent step 2", "--yes", "--db", path]);
+    expect(r.exitCode).toBe(0);
+    expect((await contextJson(path, FORK)).turns.map((x) => x.turn_key)).toEqual([
+      `${PARENT}:1`,
+      `${FORK}:3`,
+    ]);
+    expect((await contextJson(path, PARENT)).turns.map((x) => x.turn_key)).toEqual([`${PARENT}:1`]);
+  });
+
   test("--resume without --fork-session appends to the same file: one session, each turn once", async () => {
     using t = tempDir("tl-fork-");
     const f = writeFiles(t.path);

@@ -193,3 +193,21 @@ export function partsWhere(
   });
   return terms.length === 1 ? terms[0]! : `(${terms.join(" OR ")})`;
 }
+
+/**
+ * `forget` is about to delete the turns `ids`: a fork whose fork point is one of them moves it to
+ * the newest older turn left in the same chain (none: the fork then reads its own turns only),
+ * so the fork still reads what remains of its parent, with the same gap the parent shows.
+ */
+export function moveForkPoints(db: Database, ids: readonly number[]): void {
+  if (ids.length === 0) return;
+  db.query(
+    `UPDATE sessions SET fork_uuid = (
+       SELECT p.uuid FROM turns f JOIN turns p ON p.session_id = f.session_id
+       WHERE f.uuid = sessions.fork_uuid AND p.uuid IS NOT NULL
+         AND (p.started_at, p.origin_session_id, p.turn_number) < (f.started_at, f.origin_session_id, f.turn_number)
+         AND p.id NOT IN (SELECT value FROM json_each($ids))
+       ORDER BY p.started_at DESC, p.origin_session_id DESC, p.turn_number DESC LIMIT 1)
+     WHERE fork_uuid IN (SELECT uuid FROM turns WHERE id IN (SELECT value FROM json_each($ids)) AND uuid IS NOT NULL)`,
+  ).run({ ids: JSON.stringify(ids) });
+}

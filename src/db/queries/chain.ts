@@ -1,6 +1,7 @@
 /**
  * Reads of a session chain for the push and the pull commands (docs/contract.md#the-push). `turns.session_id`
- * is the key of the chain each turn belongs to (`chainKeyOf`: any session of the chain finds it). Every query orders turns the same way,
+ * is the key of the chain each turn belongs to (`chainKeyOf`: any session of the chain finds it); a fork also reads
+ * its parent's chain up to the fork point (`chainParts`, src/db/queries/forks.ts). Every query orders turns the same way,
  * `started_at, origin_session_id, turn_number` (the `turns_session_started` index), so the
  * push, `recall --l2` and `recall --l1` agree on what "before the boundary" and "newest" mean.
  */

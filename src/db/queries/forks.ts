@@ -1,8 +1,8 @@
 /**
  * Forks (docs/contract.md#forks, docs/architecture.md "Forks"). `claude --resume <id> --fork-session`
  * (and the TUI's branch) writes a new session file that repeats its parent's entries, uuids
- * included. A turn whose prompt uuid another session holds is stored once, by the older of the
- * two sessions; the other one keeps only its own turns and records the fork point
+ * included. A turn another session holds too (same prompt uuid, start, prompt and reply) is
+ * stored once, by the older of the two sessions; the other keeps only its own turns and records the fork point
  * (`sessions.fork_uuid`: the uuid of the newest turn it copied). A chain then reads, besides
  * its own rows, the chain holding the fork point up to and including that turn: a *part* with a
  * bound. The parent's chain is left as it was, and each branch goes on independently.

@@ -25,7 +25,15 @@ import {
   upsertSubagentDetail,
   upsertTurn,
 } from "../db/queries/capture.ts";
-import { insertEvents } from "../db/queries/events.ts";
+import { eventKeys, insertEvents } from "../db/queries/events.ts";
+import {
+  bornBefore,
+  dropCopiedTurns,
+  dropSharedEvents,
+  setForkPoint,
+  type UuidHolder,
+  uuidHolders,
+} from "../db/queries/forks.ts";
 import {
   chainKey,
   getSession,
@@ -342,6 +350,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
         user: redact(t.prompt),
         assistant: redact(t.assistant),
         finalText: redactNullable(t.finalText),
+        uuid: t.uuid,
       },
       startOffset: t.startOffset,
       details: t.details.map(redactDetail),
@@ -350,6 +359,56 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
     skipped,
     newestFinalText,
   }));
+}
+
+/**
+ * A fork's file repeats its parent's entries with their uuids (docs/contract.md#forks). Of two
+ * sessions holding a turn with the same prompt uuid, the one born first keeps it: this run's
+ * turns that an older session holds are copies (returned, not to be stored; the session's fork
+ * point moves to the newest of them), and turns a younger session holds were that session's
+ * copies, read before their original (they are removed and that session becomes the fork).
+ * Either order of reading the two files leaves the same rows.
+ */
+function settleCopies(db: Database, origin: string, turns: readonly TurnWritePlan[]): Set<string> {
+  const copied = new Set<string>();
+  const holders = uuidHolders(
+    db,
+    origin,
+    turns.flatMap(({ turn: t }) =>
+      t.uuid === null ? [] : [{ uuid: t.uuid, startedAt: t.startedAt, user: t.user, assistant: t.assistant }],
+    ),
+  );
+  if (holders.length === 0) return copied;
+  const self = { id: origin, born: getSession(db, origin)?.created_at ?? Number.POSITIVE_INFINITY };
+  let forkPoint: UuidHolder | null = null;
+  const younger = new Map<string, UuidHolder[]>();
+  for (const h of holders) {
+    const older = bornBefore({ id: h.origin_session_id, born: h.born }, self);
+    if (!h.same) {
+      // A fork made inside this turn: both keep their turn, and the tool calls recorded before
+      // the fork are the older session's events (an older holder's stay: ours are not inserted).
+      const mine = turns.find((t) => t.turn.uuid === h.uuid);
+      if (!older && mine)
+        dropSharedEvents(db, h.origin_session_id, h.turn_number, eventKeys(origin, mine.events));
+    } else if (older) {
+      copied.add(h.uuid);
+      if (forkPoint === null || h.started_at >= forkPoint.started_at) forkPoint = h;
+    } else younger.set(h.origin_session_id, [...(younger.get(h.origin_session_id) ?? []), h]);
+  }
+  // This session's own rows for turns now known to be copies (a file re-read from the start).
+  const mine = turns.filter((t) => t.turn.uuid !== null && copied.has(t.turn.uuid)).map((t) => t.turn.number);
+  dropCopiedTurns(db, origin, mine);
+  for (const [other, held] of younger) {
+    dropCopiedTurns(
+      db,
+      other,
+      held.map((h) => h.turn_number),
+    );
+    const newest = held.reduce((a, b) => (b.started_at >= a.started_at ? b : a));
+    setForkPoint(db, other, newest.uuid, newest.started_at);
+  }
+  if (forkPoint) setForkPoint(db, origin, forkPoint.uuid, forkPoint.started_at);
+  return copied;
 }
 
 function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): IngestResult {
@@ -374,7 +433,9 @@ function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): 
       p.preamble.events,
     );
   }
+  const copied = settleCopies(db, origin, p.turns);
   for (const t of p.turns) {
+    if (t.turn.uuid !== null && copied.has(t.turn.uuid)) continue;
     const turnId = upsertTurn(db, { ...t.turn, sessionId: key });
     replaceDetails(
       db,
@@ -404,8 +465,8 @@ function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): 
   return {
     sessionId: origin,
     file: opts.path,
-    turns: p.turns.length,
-    bodies: p.turns.length * 2,
+    turns: p.turns.length - copied.size,
+    bodies: (p.turns.length - copied.size) * 2,
     details,
     events,
     skippedLines: p.skipped,

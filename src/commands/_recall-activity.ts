@@ -32,6 +32,7 @@ import {
   scopeStats,
   topFiles,
 } from "../db/queries/events.ts";
+import { chainParts } from "../db/queries/forks.ts";
 import { getSession, liveEnd } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import {
@@ -125,7 +126,7 @@ export function resolveActivityScope(
   if (args.session) {
     const live = resolveChain(db, args.session);
     return {
-      scope: { kind: "chain", live },
+      scope: { kind: "chain", live, parts: chainParts(db, live) },
       label: `session ${live}`,
       project: getSession(db, live)?.project ?? null,
     };
@@ -141,7 +142,11 @@ export function resolveActivityScope(
   const p = project();
   const live = latestChain(db, p);
   if (live === null) return { scope: { kind: "project", project: p }, label: `project ${p}`, project: p };
-  return { scope: { kind: "chain", live }, label: `session ${live} (latest in ${p})`, project: p };
+  return {
+    scope: { kind: "chain", live, parts: chainParts(db, live) },
+    label: `session ${live} (latest in ${p})`,
+    project: p,
+  };
 }
 
 function filterOf(

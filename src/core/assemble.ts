@@ -132,11 +132,12 @@ class Assembler {
     this.assistantGroups = [];
   }
 
-  private startTurn(line: RawLine, ts: number, prompt: string): TurnDraft {
+  private startTurn(line: RawLine, ts: number, prompt: string, uuid: string | null): TurnDraft {
     this.finishTurn();
     const turn: TurnDraft = {
       number: this.nextNumber++,
       startOffset: line.start,
+      uuid,
       startedAt: ts,
       endedAt: ts,
       prompt,
@@ -288,7 +289,7 @@ class Assembler {
       return;
     }
     const prompt = dropPrivate(cls.text || (images.length > 0 ? "(image)" : ""));
-    const turn = this.startTurn(line, ts, prompt);
+    const turn = this.startTurn(line, ts, prompt, str(entry.uuid) ?? null);
     for (const ide of cls.ide)
       turn.details.push({ kind: "ide_context", output: ide, ...BARE, createdAt: ts });
     turn.details.push(...images);

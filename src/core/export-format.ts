@@ -30,6 +30,8 @@ export interface SessionRecord {
   title: string | null;
   /** Key of the chain the session belongs to (docs/architecture.md, "Chains"); absent before schema 5. */
   chain?: string;
+  /** A fork: the prompt uuid of the newest turn it copied (docs/contract.md#forks); absent before schema 8. */
+  fork_uuid?: string | null;
 }
 
 export interface TurnRecord {
@@ -46,6 +48,8 @@ export interface TurnRecord {
   user: string | null;
   assistant: string | null;
   final_text: string | null;
+  /** The prompt entry's uuid (docs/contract.md#forks); absent before schema 8. */
+  uuid?: string | null;
 }
 
 export interface DetailRecord {
@@ -122,7 +126,7 @@ export function emptyCounts(): ExportCounts {
   return { sessions: 0, turns: 0, details: 0, events: 0, summaries: 0 };
 }
 
-type Kind = "string" | "string?" | "string|absent" | "int" | "int?" | "bool";
+type Kind = "string" | "string?" | "string|absent" | "string?|absent" | "int" | "int?" | "bool";
 
 const FIELDS: { [K in ExportRecord["record"]]: Record<string, Kind> } = {
   header: { schema: "string", exported_at: "string", generator: "string", db_schema_version: "int" },
@@ -135,6 +139,7 @@ const FIELDS: { [K in ExportRecord["record"]]: Record<string, Kind> } = {
     merged_into: "string?",
     title: "string?",
     chain: "string|absent",
+    fork_uuid: "string?|absent",
   },
   turn: {
     session_id: "string",
@@ -147,6 +152,7 @@ const FIELDS: { [K in ExportRecord["record"]]: Record<string, Kind> } = {
     user: "string?",
     assistant: "string?",
     final_text: "string?",
+    uuid: "string?|absent",
   },
   detail: {
     origin_session_id: "string",
@@ -194,6 +200,8 @@ function fits(v: unknown, kind: Kind): boolean {
       return v === null || typeof v === "string";
     case "string|absent":
       return v === undefined || typeof v === "string";
+    case "string?|absent":
+      return v === undefined || v === null || typeof v === "string";
     case "int":
       return Number.isSafeInteger(v);
     case "int?":

@@ -49,6 +49,8 @@ export interface TurnDraft {
   number: number;
   /** Byte offset of the line holding the human prompt. */
   startOffset: number;
+  /** The prompt entry's `uuid`: a fork's file repeats it for the turns it copied (docs/contract.md#forks). */
+  uuid: string | null;
   startedAt: number;
   endedAt: number;
   prompt: string;

@@ -4,11 +4,17 @@
  * `git` subprocess: hooks are cold processes); `findProject` is the lookup of a command run in
  * some directory; `Scope` is what every read is limited to.
  */
+
 import type { Database } from "bun:sqlite";
 import { ancestors, type Env, normalizeProject, type ProjectFs, projectIdentity } from "../core/paths.ts";
+import type { ChainPart } from "./queries/forks.ts";
 
 /** Which rows a read looks at: one chain, every session of a project, or everything. */
-export type Scope = { kind: "chain"; live: string } | { kind: "project"; project: string } | { kind: "all" };
+export type Scope =
+  /** `parts`: where a fork's reads of events reach its parent (docs/contract.md#forks); absent: the chain's own. */
+  | { kind: "chain"; live: string; parts?: readonly ChainPart[] }
+  | { kind: "project"; project: string }
+  | { kind: "all" };
 
 /** `node:fs` costs a cold process ~2 ms to load (docs/benchmarks.md): loaded only for the rare cases below. */
 const nodeFs = (): typeof import("node:fs") => require("node:fs");

@@ -312,6 +312,15 @@ ALTER TABLE injections ADD COLUMN moment TEXT NOT NULL DEFAULT 'handoff';
   /* 7: a session's project is the directory it started in (docs/project-identity.md, "Where a session started") */
   (db) =>
     (require("./start-project.ts") as typeof import("./start-project.ts")).fileSessionsWhereTheyStarted(db),
+  /* 8: forks store only their own turns and link to the parent's turn they were forked after (docs/contract.md#forks) */ `
+-- The uuid of the entry holding the turn's prompt. A fork's file repeats its parent's entries with
+-- their uuids: a turn whose uuid another session already holds is a copy and is not stored twice.
+ALTER TABLE turns ADD COLUMN uuid TEXT;
+CREATE INDEX turns_uuid ON turns(uuid) WHERE uuid IS NOT NULL;
+-- A fork: the uuid of the newest turn it copied. Its chain reads the chain holding that turn up
+-- to and including it, then its own turns (docs/architecture.md, "Forks").
+ALTER TABLE sessions ADD COLUMN fork_uuid TEXT;
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

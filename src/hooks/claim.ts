@@ -13,11 +13,18 @@ import { insertPending } from "../db/queries/handoff.ts";
 import { getSession, upsertSession } from "../db/queries/sessions.ts";
 import { choosePredecessor } from "./predecessor.ts";
 
+/** Sources that start a session which continues nothing unless a SessionEnd(clear) links it. */
+export function isStart(source: string | null): boolean {
+  return source === "startup" || source === "fork";
+}
+
 export function claimStart(db: Database, start: StartIntent, project: string | null, env: Env): void {
   const { session_id: id, source, client, prompt_id: promptId, created_at: now } = start;
   upsertSession(db, { id, project, transcriptPath: start.transcript_path, createdAt: now, updatedAt: now });
   let choice = null;
-  if (env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || source === "startup")) {
+  // A fork (`source: "fork"`, where the client says so) is a start: its history is its parent's,
+  // reached through the fork link at capture (docs/contract.md#forks), never a /clear's fallback.
+  if (env.THROUGHLINE_DISABLE_AUTO_HANDOFF !== "1" && (source === "clear" || isStart(source))) {
     const bornAt = getSession(db, id)?.created_at ?? now;
     choice = choosePredecessor(
       db,

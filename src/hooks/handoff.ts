@@ -24,7 +24,7 @@ import {
   recordInjection,
 } from "../db/queries/handoff.ts";
 import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
-import { claimStart } from "./claim.ts";
+import { claimStart, isStart } from "./claim.ts";
 import { CHOICE_RANK, choosePredecessor } from "./predecessor.ts";
 import type { HookContext } from "./run.ts";
 
@@ -109,7 +109,7 @@ function relink(
         ? { predecessor: pending.predecessor, chosenBy: "fallback", evidence: "frozen at SessionStart" }
         : null;
   if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF === "1") return null;
-  if (pending.source !== "clear" && pending.source !== "startup") return frozen;
+  if (pending.source !== "clear" && !isStart(pending.source)) return frozen;
   const again = choosePredecessor(
     ctx.db,
     { sessionId: pending.session_id, bornAt, client: pending.client, promptId: pending.prompt_id, project },

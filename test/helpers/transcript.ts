@@ -128,4 +128,25 @@ export class TranscriptBuilder {
   text(): string {
     return `${this.lines.join("\n")}\n`;
   }
+
+  /**
+   * What `claude --resume <id> --fork-session` writes (Claude Code 2.1.197 and 2.1.332): a new
+   * file whose first lines are its own (a queue-operation at the fork's time), then every entry
+   * of this transcript so far with the same uuids and timestamps and the new `sessionId`. The
+   * fork's clock starts at `at`; its own entries follow the copied ones. `lines`: fork after
+   * that many lines only (a fork made inside a turn).
+   */
+  fork(sessionId: string, at: string, lines = this.lines.length): TranscriptBuilder {
+    const f = new TranscriptBuilder(sessionId, this.cwd, at, this.version);
+    f.raw({ type: "queue-operation", operation: "enqueue", timestamp: f.time, sessionId });
+    for (const line of this.lines.slice(0, lines)) {
+      let entry: Obj | null = null;
+      try {
+        entry = JSON.parse(line) as Obj;
+      } catch {}
+      f.raw(entry && typeof entry === "object" && "sessionId" in entry ? { ...entry, sessionId } : line);
+      if (entry && typeof entry.uuid === "string") f.last = entry.uuid;
+    }
+    return f;
+  }
 }

@@ -152,6 +152,64 @@ function suites(kept: boolean): void {
     });
   });
 
+  describe("lifecycle: forks (docs/contract.md#forks)", () => {
+    test("claude -p --resume <id> --fork-session: SessionStart(resume) names the parent, the fork stores its own turn only", async () => {
+      using dir = tempDir();
+      const h = new HookDriver(dir.path, undefined, { marksKept: kept });
+      const parent = await session(h, sid(1), 2);
+      h.advance(MIN);
+      // What 2.1.197 and 2.1.332 send: SessionStart(resume) with the parent's id and file, then
+      // the fork's own prompt and Stop with the fork's id and its new file.
+      await h.fire("session-start", sid(1), { source: "resume" });
+      const fork = parent.fork(sid(2), new Date(h.clock).toISOString());
+      fork.user("2222 fork prompt").say("2222 fork answer");
+      h.write(fork);
+      expect((await h.fire("user-prompt-submit", sid(2), { prompt: "2222 fork prompt" })).stdout).toBe("");
+      h.advance(MIN);
+      await h.fire("stop", sid(2), { last_assistant_message: "2222 fork answer" });
+      h.read((db) => {
+        expect(
+          db.query("SELECT origin_session_id o, turn_number n FROM turns ORDER BY started_at").all(),
+        ).toEqual([
+          { o: sid(1), n: 1 },
+          { o: sid(1), n: 2 },
+          { o: sid(2), n: 3 },
+        ]);
+        expect(count(db, "SELECT count(*) n FROM handoffs WHERE session_id = $s", { s: sid(2) })).toBe(0);
+      });
+      const ctx = JSON.parse(runCli(["context", "--session", sid(2), "--json", "--db", h.dbPath]).stdout);
+      expect(ctx.turns.map((t: { turn_key: string }) => t.turn_key)).toEqual([
+        `${sid(1)}:1`,
+        `${sid(1)}:2`,
+        `${sid(2)}:3`,
+      ]);
+    });
+
+    test("SessionStart(fork) is a start: no /clear fallback, only a SessionEnd(clear) link hands over", async () => {
+      using dir = tempDir();
+      const h = new HookDriver(dir.path, undefined, { marksKept: kept });
+      await session(h, sid(1), 2);
+      h.advance(MIN);
+      // Where SessionStart(clear) would take the project's newest session, a fork takes nothing.
+      await h.fire("session-start", sid(2), { source: "fork" });
+      h.advance(1000);
+      expect((await h.fire("user-prompt-submit", sid(2), { prompt: "hi" })).stdout).toBe("");
+      h.read((db) =>
+        expect(db.query("SELECT path FROM handoffs WHERE session_id = $s").get({ s: sid(2) })).toEqual({
+          path: "none",
+        }),
+      );
+      // A clear the same prompt_id links is one, whatever the source says.
+      await h.fire("session-end", sid(1), { reason: "clear", prompt_id: "p-fork" });
+      h.advance(100);
+      await h.fire("session-start", sid(3), { source: "fork", prompt_id: "p-fork" });
+      h.advance(1000);
+      expect((await h.fire("user-prompt-submit", sid(3), { prompt: "go on" })).stdout).toContain(
+        "1111 answer 2",
+      );
+    });
+  });
+
   describe("lifecycle: /tl baton (docs/contract.md#handoff)", () => {
     async function batonThenNewSession(gapMs: number) {
       using dir = tempDir();

@@ -37,20 +37,23 @@ export interface TurnWrite {
   user: string;
   assistant: string;
   finalText: string | null;
+  /** The prompt entry's uuid (docs/contract.md#forks). */
+  uuid: string | null;
 }
 
 /** Insert or update a turn by its key; returns its row id (stable across updates). */
 export function upsertTurn(db: Database, t: TurnWrite): number {
   const row = db
-    .query<{ id: number }, Record<string, string | number>>(
-      `INSERT INTO turns (session_id, origin_session_id, turn_number, started_at, ended_at, user_chars, assistant_chars)
-       VALUES ($session, $origin, $number, $started, $ended, $uc, $ac)
+    .query<{ id: number }, Record<string, string | number | null>>(
+      `INSERT INTO turns (session_id, origin_session_id, turn_number, started_at, ended_at, user_chars, assistant_chars, uuid)
+       VALUES ($session, $origin, $number, $started, $ended, $uc, $ac, $uuid)
        ON CONFLICT(origin_session_id, turn_number) DO UPDATE SET
          started_at = excluded.started_at, ended_at = excluded.ended_at,
-         user_chars = excluded.user_chars, assistant_chars = excluded.assistant_chars
+         user_chars = excluded.user_chars, assistant_chars = excluded.assistant_chars, uuid = excluded.uuid
        RETURNING id`,
     )
     .get({
+      uuid: t.uuid,
       session: t.sessionId,
       origin: t.originSessionId,
       number: t.number,

@@ -1,6 +1,7 @@
 /**
  * Reads of a session chain for the push and the pull commands (docs/contract.md#the-push). `turns.session_id`
- * is the key of the chain each turn belongs to (`chainKeyOf`: any session of the chain finds it). Every query orders turns the same way,
+ * is the key of the chain each turn belongs to (`chainKeyOf`: any session of the chain finds it); a fork also reads
+ * its parent's chain up to the fork point (`chainParts`, src/db/queries/forks.ts). Every query orders turns the same way,
  * `started_at, origin_session_id, turn_number` (the `turns_session_started` index), so the
  * push, `recall --l2` and `recall --l1` agree on what "before the boundary" and "newest" mean.
  */
@@ -17,7 +18,23 @@ import { selfInvocation } from "../../core/invocation.ts";
 import type { ToolUse } from "../../core/tool-digest.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
-import { chainKeyOf, resolveLive } from "./sessions.ts";
+import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
+import { resolveLive } from "./sessions.ts";
+
+type Params = Record<string, string | number>;
+
+/**
+ * The SQL condition for "turn `t` belongs to the chain holding `live`" and its parameters: the
+ * chain's own rows, and for a fork the parent's up to the fork point (docs/contract.md#forks).
+ */
+function inChain(
+  db: Database,
+  live: string,
+  params: Params = {},
+  alias = "t",
+): { where: string; params: Params } {
+  return { where: partsWhere(chainParts(db, live), alias, params), params };
+}
 
 export interface TurnRow {
   id: number;
@@ -114,11 +131,9 @@ export function resolveChain(db: Database, id: string): string {
 }
 
 export function countChainTurns(db: Database, live: string): number {
-  return db
-    .query<{ n: number }, { s: string }>(
-      `SELECT count(*) AS n FROM turns WHERE session_id = ${chainKeyOf("$s")}`,
-    )
-    .get({ s: live })!.n;
+  const c = inChain(db, live);
+  return db.query<{ n: number }, Params>(`SELECT count(*) AS n FROM turns t WHERE ${c.where}`).get(c.params)!
+    .n;
 }
 
 /** L3 counts per turn and kind, in order of first appearance within each turn. */
@@ -233,12 +248,17 @@ function withDetails(db: Database, rows: TurnRow[]): LoadedTurn[] {
 
 /** The newest `limit` turns of the chain, oldest first, with L2 and L3 counts. */
 export function newestTurns(db: Database, live: string, limit: number): LoadedTurn[] {
+  return newestOfParts(db, chainParts(db, live), limit);
+}
+
+function newestOfParts(db: Database, parts: readonly ChainPart[], limit: number): LoadedTurn[] {
+  const params: Params = { limit };
   const rows = db
-    .query<TurnRow, { s: string; limit: number }>(
+    .query<TurnRow, Params>(
       `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
-       WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST} LIMIT $limit`,
+       WHERE ${partsWhere(parts, "t", params)} ${ORDER_NEWEST_FIRST} LIMIT $limit`,
     )
-    .all({ s: live, limit });
+    .all(params);
   return withDetails(db, rows.reverse());
 }
 
@@ -252,13 +272,14 @@ export function turnsBefore(
   before: number,
   opts: { skip: number; limit: number | null },
 ): LoadedTurn[] {
+  const c = inChain(db, live, { before, limit: opts.limit ?? -1, skip: opts.skip });
   const rows = db
-    .query<TurnRow, { s: string; before: number; limit: number; skip: number }>(
+    .query<TurnRow, Params>(
       `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
-       WHERE t.session_id = ${chainKeyOf("$s")} AND t.started_at < $before ${ORDER_NEWEST_FIRST}
+       WHERE ${c.where} AND t.started_at < $before ${ORDER_NEWEST_FIRST}
        LIMIT $limit OFFSET $skip`,
     )
-    .all({ s: live, before, limit: opts.limit ?? -1, skip: opts.skip });
+    .all(c.params);
   return withDetails(db, rows.reverse());
 }
 
@@ -269,15 +290,16 @@ export function summariesBefore(
   before: number,
   opts: { skip: number; limit: number | null },
 ): SummaryRow[] {
+  const c = inChain(db, live, { before, limit: opts.limit ?? -1, skip: opts.skip });
   return db
-    .query<SummaryRow, { s: string; before: number; limit: number; skip: number }>(
+    .query<SummaryRow, Params>(
       `SELECT t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
               CASE WHEN k.error IS NULL THEN k.summary END AS summary
        FROM turns t LEFT JOIN skeletons k ON k.turn_id = t.id
-       WHERE t.session_id = ${chainKeyOf("$s")} AND t.started_at < $before ${ORDER_NEWEST_FIRST}
+       WHERE ${c.where} AND t.started_at < $before ${ORDER_NEWEST_FIRST}
        LIMIT $limit OFFSET $skip`,
     )
-    .all({ s: live, before, limit: opts.limit ?? -1, skip: opts.skip })
+    .all(c.params)
     .reverse();
 }
 
@@ -303,38 +325,40 @@ export function loadContextInput(db: Database, live: string): ContextInput {
   // The window holds min(total, WINDOW_TURNS) turns, so the newest older turn is at that offset.
   // The older turns are those past the window's offset in the same order, so their summaries
   // are counted here too.
+  const parts = chainParts(db, live);
+  const params: Params = { skip: WINDOW_TURNS };
+  const where = partsWhere(parts, "t", params);
   const counts = db
-    .query<
-      { total: number; first: number | null; older: number | null; summarized: number },
-      { s: string; skip: number }
-    >(
-      `SELECT count(*) AS total, min(started_at) AS first,
-              (SELECT t.started_at FROM turns t WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST}
+    .query<{ total: number; first: number | null; older: number | null; summarized: number }, Params>(
+      `SELECT count(*) AS total, min(t.started_at) AS first,
+              (SELECT t.started_at FROM turns t WHERE ${where} ${ORDER_NEWEST_FIRST}
                LIMIT 1 OFFSET $skip) AS older,
-              (SELECT count(*) FROM (SELECT t.id FROM turns t WHERE t.session_id = ${chainKeyOf("$s")}
+              (SELECT count(*) FROM (SELECT t.id FROM turns t WHERE ${where}
                                      ${ORDER_NEWEST_FIRST} LIMIT -1 OFFSET $skip) o
                JOIN skeletons k ON k.turn_id = o.id AND k.summary IS NOT NULL AND k.error IS NULL) AS summarized
-       FROM turns WHERE session_id = ${chainKeyOf("$s")}`,
+       FROM turns t WHERE ${where}`,
     )
-    .get({ s: live, skip: WINDOW_TURNS })!;
+    .get(params)!;
   const total = counts.total;
-  const window = newestTurns(db, live, WINDOW_TURNS);
+  const window = newestOfParts(db, parts, WINDOW_TURNS);
   const shell = shellOutputs(db, window);
   for (const t of window) {
     const output = shell.get(t.id);
     if (output !== undefined) t.shellOutput = output;
   }
   const hasReply = window.some((t) => t.finalText !== null && t.finalText.trim() !== "");
+  const fallbackParams: Params = {};
+  const fallbackWhere = partsWhere(parts, "t", fallbackParams);
   const fallback =
     !hasReply && total > window.length
       ? db
-          .query<{ final_text: string; ended_at: number }, { s: string }>(
+          .query<{ final_text: string; ended_at: number }, Params>(
             `SELECT a.final_text, t.ended_at FROM turns t
              JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
-             WHERE t.session_id = ${chainKeyOf("$s")} AND a.final_text IS NOT NULL AND trim(a.final_text) <> ''
+             WHERE ${fallbackWhere} AND a.final_text IS NOT NULL AND trim(a.final_text) <> ''
              ${ORDER_NEWEST_FIRST} LIMIT 1`,
           )
-          .get({ s: live })
+          .get(fallbackParams)
       : null;
   const hasPrompt = window.some((t) => !isControlCommand(t.user));
   return {
@@ -355,36 +379,39 @@ export function loadContextInput(db: Database, live: string): ContextInput {
  * reads a few short rows.
  */
 function newestRealPrompt(db: Database, live: string, skip: number): { text: string; at: number } | null {
+  const params: Params = { skip };
+  const where = partsWhere(chainParts(db, live), "t", params);
   const rows = db
-    .query<{ text: string; started_at: number }, { s: string; skip: number }>(
+    .query<{ text: string; started_at: number }, Params>(
       `SELECT u.text, t.started_at FROM turns t
        JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
-       WHERE t.session_id = ${chainKeyOf("$s")} ${ORDER_NEWEST_FIRST} LIMIT -1 OFFSET $skip`,
+       WHERE ${where} ${ORDER_NEWEST_FIRST} LIMIT -1 OFFSET $skip`,
     )
-    .iterate({ s: live, skip });
+    .iterate(params);
   for (const r of rows) if (!isControlCommand(r.text)) return { text: r.text, at: r.started_at };
   return null;
 }
 
-const SCOPE_WHERE = {
-  chain: `t.session_id = ${chainKeyOf("$key")}`,
-  project: "t.origin_session_id IN (SELECT id FROM sessions WHERE project = $key)",
-  all: "$key = $key",
-} as const satisfies Record<Scope["kind"], string>;
-
-function scopeKey(scope: Scope): string {
-  return scope.kind === "chain" ? scope.live : scope.kind === "project" ? scope.project : "";
+/** The condition for "turn `t` is in the scope", with its parameters. */
+function scopeWhere(db: Database, scope: Scope, params: Params): string {
+  if (scope.kind === "chain") return partsWhere(chainParts(db, scope.live), "t", params);
+  if (scope.kind === "project") {
+    params.key = scope.project;
+    return "t.origin_session_id IN (SELECT id FROM sessions WHERE project = $key)";
+  }
+  return "1";
 }
 
 /** First start and last end of the scope's turns; null when it has none. */
 export function scopeSpan(db: Database, scope: Scope): TimeWindow | null {
-  const where = SCOPE_WHERE[scope.kind];
+  const params: Params = {};
+  const where = scopeWhere(db, scope, params);
   const row = db
-    .query<{ first: number | null; last: number | null }, { key: string }>(
+    .query<{ first: number | null; last: number | null }, Params>(
       `SELECT (SELECT min(t.started_at) FROM turns t WHERE ${where}) AS first,
               (SELECT t.ended_at FROM turns t WHERE ${where} ${ORDER_NEWEST_FIRST} LIMIT 1) AS last`,
     )
-    .get({ key: scopeKey(scope) });
+    .get(params);
   if (!row || row.first === null || row.last === null) return null;
   return { from: row.first, to: Math.max(row.first, row.last) };
 }
@@ -395,9 +422,10 @@ export function scopeSpan(db: Database, scope: Scope): TimeWindow | null {
  * One statement: each costs a cold process a prepare.
  */
 export function turnsDuring(db: Database, scope: Scope, window: TimeWindow): TurnText[] {
-  const where = SCOPE_WHERE[scope.kind];
+  const params: Params = { from: window.from, to: window.to };
+  const where = scopeWhere(db, scope, params);
   const rows = db
-    .query<TurnRow, { key: string; from: number; to: number }>(
+    .query<TurnRow, Params>(
       `SELECT * FROM (SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
                       WHERE ${where} AND t.started_at < $from ${ORDER_NEWEST_FIRST} LIMIT 1)
        WHERE ended_at >= $from
@@ -406,7 +434,7 @@ export function turnsDuring(db: Database, scope: Scope, window: TimeWindow): Tur
                       WHERE ${where} AND t.started_at >= $from AND t.started_at <= $to)
        ORDER BY started_at, origin_session_id, turn_number`,
     )
-    .all({ key: scopeKey(scope), from: window.from, to: window.to });
+    .all(params);
   return rows.map(toTurnText);
 }
 

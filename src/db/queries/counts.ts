@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { chainKeyOf } from "./sessions.ts";
+import { chainParts, partsWhere } from "./forks.ts";
 
 /** Rows per memory layer, over the whole database. */
 export interface LayerCounts {
@@ -45,13 +45,16 @@ export function turnCounts(db: Database, id: string): { own: number; chain: numb
   const own = (
     db.query("SELECT count(*) AS n FROM turns WHERE origin_session_id = $id").get({ id }) as { n: number }
   ).n;
+  // A fork's chain includes the parent's turns it reads (docs/contract.md#forks).
+  const params: Record<string, string | number> = { id };
+  const inChain = partsWhere(chainParts(db, id), "t", params);
   const chain = (
     db
       .query(
-        `SELECT count(*) AS n FROM turns WHERE session_id = ${chainKeyOf("$id")}
+        `SELECT count(*) AS n FROM turns t WHERE ${inChain}
          AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = $id AND merged_into IS NOT NULL)`,
       )
-      .get({ id }) as { n: number }
+      .get(params) as { n: number }
   ).n;
   return { own, chain };
 }

@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import type { EventDraft, EventType } from "../../core/events.ts";
 import { bm25Scores, trigramQuery } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
+import { partsWhere } from "./forks.ts";
 import { chainKeyOf, liveOfKey, resolveLive } from "./sessions.ts";
 
 /** The one project lookup lives in db/project.ts; re-exported for callers that import it here. */
@@ -154,7 +155,10 @@ function withTypes(match: string, types: readonly EventType[] | null): string {
 function build(f: EventFilter): Built {
   const parts: string[] = [];
   const params: Record<string, string | number> = {};
-  if (f.scope.kind === "chain") {
+  if (f.scope.kind === "chain" && f.scope.parts && f.scope.parts.length > 1) {
+    // A fork: its own events and its parent's up to the fork point (docs/contract.md#forks).
+    parts.push(partsWhere(f.scope.parts, "e", params, { events: true }));
+  } else if (f.scope.kind === "chain") {
     parts.push(`e.session_id = ${chainKeyOf("$scope")}`);
     params.scope = f.scope.live;
   } else if (f.scope.kind === "project") {
@@ -266,7 +270,8 @@ export function rankEvents(
 
 /** Row id bounds of a chain's events (cheap: the session index covers the rowid). */
 export function scopeIds(db: Database, scope: Scope): { lo: number; hi: number } | null {
-  if (scope.kind !== "chain") return null;
+  // A fork's events lie in more than one chain: no single id range bounds them.
+  if (scope.kind !== "chain" || (scope.parts && scope.parts.length > 1)) return null;
   const row = db
     .query<{ lo: number | null; hi: number | null }, { s: string }>(
       `SELECT min(id) AS lo, max(id) AS hi FROM events WHERE session_id = ${chainKeyOf("$s")}`,
@@ -277,6 +282,11 @@ export function scopeIds(db: Database, scope: Scope): { lo: number; hi: number }
 
 /** Whether the scope holds any event at all (to tell "empty index" from "no match"). */
 export function scopeHasEvents(db: Database, scope: Scope): boolean {
+  if (scope.kind === "chain" && scope.parts && scope.parts.length > 1) {
+    const params: Record<string, string | number> = {};
+    const where = partsWhere(scope.parts, "e", params, { events: true });
+    return db.query(`SELECT 1 AS x FROM events e WHERE ${where} LIMIT 1`).get(params) !== null;
+  }
   const row =
     scope.kind === "chain"
       ? db

@@ -22,7 +22,7 @@ export function schemaVersion(db: Database): number {
 
 export function* exportSessions(db: Database): Generator<SessionRecord> {
   const q = db.query<Omit<SessionRecord, "record">, []>(
-    `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title, chain
+    `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title, chain, fork_uuid
      FROM sessions ORDER BY rowid`,
   );
   for (const r of q.iterate()) yield { record: "session", ...r };
@@ -31,7 +31,7 @@ export function* exportSessions(db: Database): Generator<SessionRecord> {
 export function* exportTurns(db: Database): Generator<TurnRecord> {
   const q = db.query<Omit<TurnRecord, "record">, []>(
     `SELECT t.session_id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
-            t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, a.final_text
+            t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, a.final_text, t.uuid
      FROM turns t
      LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
      LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
@@ -78,17 +78,18 @@ export function exportImporter(db: Database) {
   // A session already in the target keeps its values; the file only fills what it lacks, so
   // a second import (or an import into a database that moved on) changes nothing.
   const upsertSession = db.query(
-    `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, merged_into, title, chain)
-     VALUES ($id, $project, $transcript_path, $created_at, $updated_at, $merged_into, $title, $chain)
+    `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, merged_into, title, chain, fork_uuid)
+     VALUES ($id, $project, $transcript_path, $created_at, $updated_at, $merged_into, $title, $chain, $fork_uuid)
      ON CONFLICT(id) DO UPDATE SET
        project = coalesce(sessions.project, excluded.project),
+       fork_uuid = coalesce(sessions.fork_uuid, excluded.fork_uuid),
        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
        merged_into = coalesce(sessions.merged_into, excluded.merged_into),
        title = coalesce(sessions.title, excluded.title)`,
   );
-  const insertTurn = db.query<{ id: number }, Record<string, string | number>>(
-    `INSERT INTO turns (session_id, origin_session_id, turn_number, started_at, ended_at, user_chars, assistant_chars)
-     VALUES ($session_id, $origin_session_id, $turn_number, $started_at, $ended_at, $user_chars, $assistant_chars)
+  const insertTurn = db.query<{ id: number }, Record<string, string | number | null>>(
+    `INSERT INTO turns (session_id, origin_session_id, turn_number, started_at, ended_at, user_chars, assistant_chars, uuid)
+     VALUES ($session_id, $origin_session_id, $turn_number, $started_at, $ended_at, $user_chars, $assistant_chars, $uuid)
      ON CONFLICT(origin_session_id, turn_number) DO NOTHING RETURNING id`,
   );
   const insertBody = db.query(
@@ -128,8 +129,8 @@ export function exportImporter(db: Database) {
   return {
     session(r: SessionRecord): boolean {
       const existed = sessionExists.get({ id: r.id }) !== null;
-      const { record: _, chain, ...row } = r;
-      upsertSession.run({ ...row, chain: chain ?? null });
+      const { record: _, chain, fork_uuid, ...row } = r;
+      upsertSession.run({ ...row, chain: chain ?? null, fork_uuid: fork_uuid ?? null });
       if (chain === undefined && !existed) keyless.push(r.id);
       return !existed;
     },
@@ -143,8 +144,8 @@ export function exportImporter(db: Database) {
       db.run("DROP TABLE tl_keyless");
     },
     turn(r: TurnRecord): boolean {
-      const { record: _, user, assistant, final_text, ...row } = r;
-      const inserted = insertTurn.get(row);
+      const { record: _, user, assistant, final_text, uuid, ...row } = r;
+      const inserted = insertTurn.get({ ...row, uuid: uuid ?? null });
       if (!inserted) return false;
       if (user !== null)
         insertBody.run({

@@ -12,6 +12,7 @@
  * stale copies earlier writes left behind; test/commands/forget.test.ts shows both.
  */
 import type { Database } from "bun:sqlite";
+import { moveForkPoints } from "./forks.ts";
 
 /** Every given part must hold (they narrow each other); at least one is given. */
 export interface ForgetSelector {
@@ -296,6 +297,10 @@ export function deleteSelection(db: Database, sel: ForgetSelector): ForgetCounts
     ids: JSON.stringify(s.eventIds),
   });
   advanceCursors(db, s.turns);
+  moveForkPoints(
+    db,
+    s.turns.map((t) => t.id),
+  );
   const turns = run("DELETE FROM turns WHERE id IN (SELECT value FROM json_each($ids))", { ids: turnIds });
   const fates = sessionFates(db, sel, s.sessions);
   const removed = run("DELETE FROM sessions WHERE id IN (SELECT value FROM json_each($ids))", {

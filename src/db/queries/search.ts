@@ -18,7 +18,8 @@ import {
   type TextMatch,
 } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
-import { chainKeyOf, liveOfKey } from "./sessions.ts";
+import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
+import { liveOfKey } from "./sessions.ts";
 
 export interface SearchQuery extends TextMatch {
   scope: Scope;
@@ -40,7 +41,8 @@ interface IndexSql {
   /** The text the index holds for a row. */
   text: string;
   ts: string;
-  chain: string;
+  /** Rows of the chain's parts: its own, and a fork's parent's up to the fork point. */
+  chain: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
   project: string;
   /** What a hit is called (role, L3 kind and tool, event type). */
   label: string;
@@ -58,7 +60,8 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     fts: "bodies_fts",
     text: "b.text",
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
-    chain: `b.turn_id IN (SELECT id FROM turns WHERE session_id = ${chainKeyOf("$scope")})`,
+    chain: (parts, params) =>
+      `b.turn_id IN (SELECT t.id FROM turns t WHERE ${partsWhere(parts, "t", params)})`,
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "b.role",
     turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
@@ -73,9 +76,12 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     text: "substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768)",
     ts: "d.created_at",
     // Rows without a turn (content before a transcript's first prompt) follow their origin session.
-    chain: `(d.turn_id IN (SELECT id FROM turns WHERE session_id = ${chainKeyOf("$scope")})
+    chain: (parts, params) => {
+      const turnIn = partsWhere(parts, "t", params);
+      return `(d.turn_id IN (SELECT t.id FROM turns t WHERE ${turnIn})
              OR (d.turn_id IS NULL AND d.origin_session_id IN
-                 (SELECT origin_session_id FROM turns WHERE session_id = ${chainKeyOf("$scope")} UNION SELECT $scope)))`,
+                 (SELECT t.origin_session_id FROM turns t WHERE ${turnIn} UNION SELECT $scope)))`;
+    },
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "d.kind || coalesce(' ' || d.tool_name, '')",
     turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
@@ -93,7 +99,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     fts: "events_fts",
     text: "(e.type || ' ' || e.summary || char(10) || e.detail)",
     ts: "e.ts",
-    chain: `e.session_id = ${chainKeyOf("$scope")}`,
+    chain: (parts, params) => partsWhere(parts, "e", params, { events: true }),
     project: "e.project = $scope",
     label: "e.type",
     turn: "e.origin_session_id || ':' || e.turn_number",
@@ -103,10 +109,16 @@ const INDEXES: Record<SearchKind, IndexSql> = {
   },
 };
 
-function scopeWhere(ix: IndexSql, scope: Scope, params: Record<string, string | number>): string[] {
+function scopeWhere(
+  db: Database,
+  ix: IndexSql,
+  scope: Scope,
+  params: Record<string, string | number>,
+): string[] {
   if (scope.kind === "chain") {
-    params.scope = scope.live;
-    return [ix.chain];
+    // The chain's own rows, and a fork's parent's up to the fork point (docs/contract.md#forks).
+    if (ix.alias === "d") params.scope = scope.live; // rows before a first prompt follow their session
+    return [ix.chain(chainParts(db, scope.live), params)];
   }
   if (scope.kind === "project") {
     params.scope = scope.project;
@@ -145,7 +157,7 @@ export function searchCandidates(
 ): { candidates: SearchCandidate[]; capped: boolean } {
   const ix = INDEXES[kind];
   const params: Record<string, string | number> = { cap: Math.max(0, Math.floor(cap)) + 1, head: RANK_HEAD };
-  const where = scopeWhere(ix, q.scope, params);
+  const where = scopeWhere(db, ix, q.scope, params);
   if (ix.excluded) {
     params.push = PUSH_HEADING;
     where.push(`NOT (${ix.excluded})`);

@@ -1,6 +1,7 @@
 /** What `throughline statusline` shows of memory (docs/monitor.md): one indexed read per call. */
 import type { Database } from "bun:sqlite";
-import { chainKeyOf, resolveLive } from "./sessions.ts";
+import { chainParts, partsWhere } from "./forks.ts";
+import { resolveLive } from "./sessions.ts";
 
 export interface StatuslineFacts {
   /** Live end of the session's chain. */
@@ -15,12 +16,15 @@ export interface StatuslineFacts {
 
 export function statuslineFacts(db: Database, sessionId: string): StatuslineFacts {
   const live = resolveLive(db, sessionId).id;
+  // A fork's count includes the parent's turns it reads (docs/contract.md#forks).
+  const params: Record<string, string | number> = { sid: sessionId, live };
+  const inChain = partsWhere(chainParts(db, live), "t", params);
   const row = db
-    .query<{ turns: number; pending: number; baton: number }, { sid: string; live: string }>(
-      `SELECT (SELECT count(*) FROM turns WHERE session_id = ${chainKeyOf("$live")}) AS turns,
+    .query<{ turns: number; pending: number; baton: number }, Record<string, string | number>>(
+      `SELECT (SELECT count(*) FROM turns t WHERE ${inChain}) AS turns,
               EXISTS (SELECT 1 FROM pending_handoffs WHERE session_id = $sid) AS pending,
               EXISTS (SELECT 1 FROM handoff_batons WHERE session_id IN ($sid, $live)) AS baton`,
     )
-    .get({ sid: sessionId, live })!;
+    .get(params)!;
   return { live, turns: row.turns, pending: row.pending === 1, baton: row.baton === 1 };
 }

@@ -12,6 +12,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../src/capture/ingest.ts";
+import { shellQuote } from "../src/core/invocation.ts";
+import { hookCommand } from "../src/core/settings.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
 import type { StartIntent } from "../src/db/pending-marks.ts";
 import { TranscriptBuilder } from "../test/helpers/transcript.ts";
@@ -240,6 +242,60 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       note: "new inode, same bytes",
     };
   }
+
+  // The Stop and SubagentStop as registered: the client waits only for the hand-off (the shielded
+  // shell, the payload read, the detached worker spawned), not for the ingest the worker does.
+  {
+    const f = stopFixture("handoff", 10, 10_500);
+    const registered = hookCommand(shellQuote(opts.bin), "stop");
+    out["hook stop (hand-off as registered)"] = {
+      ...measure(opts.runs, () => ["/bin/sh", "-c", registered], {
+        env: { ...env, THROUGHLINE_DETACH: "1" },
+        before: () => {
+          Bun.sleepSync(150); // the previous run's worker finishes before the next copy
+          copyDb(f.template, runDb);
+        },
+        stdin: () => f.payload,
+      }),
+      note: "until the hook process exits; the worker goes on",
+    };
+    Bun.sleepSync(300);
+  }
+
+  // SessionEnd(clear) and PreCompact on the 1,000-turn chain, read to its end already: what the
+  // client waits for at a /clear and before a compaction.
+  const chainEvent = (event: string, extra: Record<string, unknown>) =>
+    JSON.stringify({
+      session_id: chainId,
+      transcript_path: chainTranscript,
+      cwd: PROJECT,
+      hook_event_name: event,
+      ...extra,
+    });
+  out["hook session-end (clear, 1,000-turn chain)"] = measure(
+    opts.runs,
+    () => [opts.bin, "hook", "session-end"],
+    {
+      env,
+      before: () => copyDb(chainTemplate, runDb),
+      stdin: () => chainEvent("SessionEnd", { reason: "clear" }),
+    },
+  );
+  out["hook pre-compact (1,000-turn chain)"] = measure(opts.runs, () => [opts.bin, "hook", "pre-compact"], {
+    env,
+    before: () => copyDb(chainTemplate, runDb),
+    stdin: () => chainEvent("PreCompact", { trigger: "auto", custom_instructions: null }),
+  });
+  // SessionStart after a compaction: it prints the push for the same chain (docs/contract.md).
+  out["hook session-start (after compaction: the push, 1,000-turn chain)"] = measure(
+    opts.runs,
+    () => [opts.bin, "hook", "session-start"],
+    {
+      env: { ...env, CLAUDE_PID: String(process.pid) },
+      before: () => copyDb(chainTemplate, runDb),
+      stdin: () => chainEvent("SessionStart", { source: "compact" }),
+    },
+  );
 
   // `statusline`: Claude Code runs it as often as a hook (docs/monitor.md). A 2.1.x payload for
   // the 1,000-turn chain: context from the payload, turns and handoff from the database.

@@ -20,7 +20,6 @@ const hookEvent =
  * all before the hook code is loaded. A payload that fails the check takes the normal path (exit 1, one
  * stderr line, a `hook_errors` row). `THROUGHLINE_DETACH=0` turns detaching off.
  */
-const DETACHED = new Set(["stop", "subagent-stop"]);
 
 async function detach(event: string): Promise<void> {
   // The client sends SIGTERM ~15 ms after starting an async hook as it exits: outlast it just
@@ -53,8 +52,9 @@ async function main(): Promise<void> {
     const { VERSION } = await import("./version.ts");
     console.log(VERSION);
   } else if (hookEvent !== undefined && (first === "hook" || argv.length === 1)) {
+    const { DETACHED_SUBS } = await import("./core/hook-table.ts");
     if (
-      DETACHED.has(hookEvent) &&
+      DETACHED_SUBS.has(hookEvent) &&
       process.env.THROUGHLINE_HOOK_WORKER !== "1" &&
       process.env.THROUGHLINE_DETACH !== "0"
     ) {

@@ -41,6 +41,7 @@ import {
   setSessionProject,
   upsertSession,
 } from "../db/queries/sessions.ts";
+import { writeTransaction } from "../db/tx.ts";
 import { ThroughlineError } from "../errors.ts";
 
 export interface IngestOptions {
@@ -496,15 +497,13 @@ export function ingestTranscript(db: Database, opts: IngestOptions): IngestResul
   // IMMEDIATE: the cursor and chain read inside decide the writes. A deferred transaction
   // would take its snapshot on the first read and then fail at once with SQLITE_BUSY when it
   // upgrades to write behind a parallel writer, instead of waiting for busy_timeout.
-  return db
-    .transaction(() => {
-      // Another writer (a parallel Stop, SubagentStop) may have moved the cursor, or the file
-      // grown, since the plan was made: plan again from what holds now, under the lock.
-      const now = observe(db, opts.path);
-      const p = sameObserved(first, now) ? plan : planTranscript(opts, now);
-      return p === null ? unchanged(opts, now.cursor) : writeTranscript(db, opts, p);
-    })
-    .immediate();
+  return writeTransaction(db, () => {
+    // Another writer (a parallel Stop, SubagentStop) may have moved the cursor, or the file
+    // grown, since the plan was made: plan again from what holds now, under the lock.
+    const now = observe(db, opts.path);
+    const p = sameObserved(first, now) ? plan : planTranscript(opts, now);
+    return p === null ? unchanged(opts, now.cursor) : writeTranscript(db, opts, p);
+  });
 }
 
 /** `<dir>/<session>.jsonl` → `<dir>/<session>/subagents/agent-*.jsonl` (Claude Code 2.1+ layout). */
@@ -584,49 +583,47 @@ export function ingestSubagent(
   if (subagentDone(first)) return result(first);
   const plan = planSubagent(path, first, parentSessionId);
   // IMMEDIATE for the same reason as ingestTranscript: the turn lookup decides the write.
-  return db
-    .transaction((): IngestResult => {
-      const again = observe(db, path);
-      if (subagentDone(again)) return result(again); // a parallel hook stored this very file
-      const p = sameObserved(first, again) ? plan : planSubagent(path, again, parentSessionId);
-      const turn = turnAt(db, p.origin, p.firstTimestamp ?? now);
-      const chain = turn?.session_id ?? chainKey(db, p.origin);
-      upsertSubagentDetail(db, {
-        turnId: turn?.id ?? null,
+  return writeTransaction(db, (): IngestResult => {
+    const again = observe(db, path);
+    if (subagentDone(again)) return result(again); // a parallel hook stored this very file
+    const p = sameObserved(first, again) ? plan : planSubagent(path, again, parentSessionId);
+    const turn = turnAt(db, p.origin, p.firstTimestamp ?? now);
+    const chain = turn?.session_id ?? chainKey(db, p.origin);
+    upsertSubagentDetail(db, {
+      turnId: turn?.id ?? null,
+      sessionId: chain,
+      originSessionId: p.origin,
+      key: `${p.origin}:agent:${p.agent}`,
+      detail: p.detail,
+    });
+    const events = insertEvents(
+      db,
+      {
         sessionId: chain,
         originSessionId: p.origin,
-        key: `${p.origin}:agent:${p.agent}`,
-        detail: p.detail,
-      });
-      const events = insertEvents(
-        db,
-        {
-          sessionId: chain,
-          originSessionId: p.origin,
-          project: getSession(db, p.origin)?.project ?? null,
-          turnNumber: turn?.turn_number ?? null,
-        },
-        p.events,
-      );
-      saveCursor(db, {
-        transcript_path: path,
-        session_id: p.origin,
-        offset: p.consumedTo,
-        turn_offset: 0,
-        turn_number: 0,
-        identity: p.identity,
-        size: p.observed.size,
-        skipped_lines: p.skipped,
-        updated_at: now,
-      });
-      return {
-        ...result(again),
-        sessionId: p.origin,
-        details: 1,
-        events,
-        skippedLines: p.skipped,
-        bytes: p.consumedTo,
-      };
-    })
-    .immediate();
+        project: getSession(db, p.origin)?.project ?? null,
+        turnNumber: turn?.turn_number ?? null,
+      },
+      p.events,
+    );
+    saveCursor(db, {
+      transcript_path: path,
+      session_id: p.origin,
+      offset: p.consumedTo,
+      turn_offset: 0,
+      turn_number: 0,
+      identity: p.identity,
+      size: p.observed.size,
+      skipped_lines: p.skipped,
+      updated_at: now,
+    });
+    return {
+      ...result(again),
+      sessionId: p.origin,
+      details: 1,
+      events,
+      skippedLines: p.skipped,
+      bytes: p.consumedTo,
+    };
+  });
 }

@@ -31,6 +31,7 @@ import {
   inReadSnapshot,
   schemaVersion,
 } from "../db/queries/export.ts";
+import { writeTransaction } from "../db/tx.ts";
 import { ThroughlineError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -174,88 +175,85 @@ export function importExportFile(dbPath: string, file: string): FromExportReport
   checkFile(file);
   const db = openForWrite(dbPath);
   try {
-    return db
-      .transaction((): FromExportReport => {
-        const w = exportImporter(db);
-        const tally = () => ({ added: 0, kept: 0 });
-        const report: FromExportReport = {
-          schema: "throughline.import.from-export.v1",
-          file,
-          exported_at: "",
-          sessions: tally(),
-          turns: tally(),
-          details: tally(),
-          events: tally(),
-          summaries: tally(),
-        };
-        const seen = emptyCounts();
-        let header = false;
-        let ended = false;
-        for (const { text, no } of fileLines(file)) {
-          if (text.trim() === "") continue;
-          if (ended)
-            throw new ThroughlineError("E_EXPORT_FORMAT", `line ${no}: a record after the end record`);
-          const notExport = () =>
-            new ThroughlineError(
-              "E_EXPORT_FORMAT",
-              `${file} is not a ${EXPORT_SCHEMA} file (line ${no} is not its header)`,
-            );
-          let r: ReturnType<typeof parseRecord>;
-          try {
-            r = parseRecord(text, no);
-          } catch (err) {
-            throw header ? err : notExport();
-          }
-          if (!header) {
-            if (r.record !== "header") throw notExport();
-            header = true;
-            report.exported_at = r.exported_at;
-            continue;
-          }
-          if (r.record === "header")
-            throw new ThroughlineError("E_EXPORT_FORMAT", `line ${no}: a second header`);
-          if (r.record === "end") {
-            for (const k of Object.keys(seen) as (keyof ExportCounts)[])
-              if (r.counts[k] !== seen[k])
-                throw new ThroughlineError(
-                  "E_EXPORT_FORMAT",
-                  `line ${no}: the end record counts ${r.counts[k]} ${k}, the file holds ${seen[k]}`,
-                );
-            ended = true;
-            continue;
-          }
-          const key = COUNT_KEY[r.record];
-          seen[key]++;
-          let added: boolean;
-          switch (r.record) {
-            case "session":
-              added = w.session(r);
-              break;
-            case "turn":
-              added = w.turn(r);
-              break;
-            case "detail":
-              added = w.detail(r, no);
-              break;
-            case "event":
-              added = w.event(r);
-              break;
-            case "summary":
-              added = w.summary(r, no);
-              break;
-          }
-          report[key][added ? "added" : "kept"]++;
-        }
-        if (!header) throw new ThroughlineError("E_EXPORT_FORMAT", `${file} is empty`);
-        if (!ended)
-          throw new ThroughlineError(
+    return writeTransaction(db, (): FromExportReport => {
+      const w = exportImporter(db);
+      const tally = () => ({ added: 0, kept: 0 });
+      const report: FromExportReport = {
+        schema: "throughline.import.from-export.v1",
+        file,
+        exported_at: "",
+        sessions: tally(),
+        turns: tally(),
+        details: tally(),
+        events: tally(),
+        summaries: tally(),
+      };
+      const seen = emptyCounts();
+      let header = false;
+      let ended = false;
+      for (const { text, no } of fileLines(file)) {
+        if (text.trim() === "") continue;
+        if (ended) throw new ThroughlineError("E_EXPORT_FORMAT", `line ${no}: a record after the end record`);
+        const notExport = () =>
+          new ThroughlineError(
             "E_EXPORT_FORMAT",
-            `${file} ends before its end record (truncated?); nothing was imported`,
+            `${file} is not a ${EXPORT_SCHEMA} file (line ${no} is not its header)`,
           );
-        w.finish();
-        return report;
-      })
-      .immediate();
+        let r: ReturnType<typeof parseRecord>;
+        try {
+          r = parseRecord(text, no);
+        } catch (err) {
+          throw header ? err : notExport();
+        }
+        if (!header) {
+          if (r.record !== "header") throw notExport();
+          header = true;
+          report.exported_at = r.exported_at;
+          continue;
+        }
+        if (r.record === "header")
+          throw new ThroughlineError("E_EXPORT_FORMAT", `line ${no}: a second header`);
+        if (r.record === "end") {
+          for (const k of Object.keys(seen) as (keyof ExportCounts)[])
+            if (r.counts[k] !== seen[k])
+              throw new ThroughlineError(
+                "E_EXPORT_FORMAT",
+                `line ${no}: the end record counts ${r.counts[k]} ${k}, the file holds ${seen[k]}`,
+              );
+          ended = true;
+          continue;
+        }
+        const key = COUNT_KEY[r.record];
+        seen[key]++;
+        let added: boolean;
+        switch (r.record) {
+          case "session":
+            added = w.session(r);
+            break;
+          case "turn":
+            added = w.turn(r);
+            break;
+          case "detail":
+            added = w.detail(r, no);
+            break;
+          case "event":
+            added = w.event(r);
+            break;
+          case "summary":
+            added = w.summary(r, no);
+            break;
+        }
+        report[key][added ? "added" : "kept"]++;
+      }
+      if (!header) throw new ThroughlineError("E_EXPORT_FORMAT", `${file} is empty`);
+      if (!ended)
+        throw new ThroughlineError(
+          "E_EXPORT_FORMAT",
+          `${file} ends before its end record (truncated?); nothing was imported`,
+        );
+      w.finish();
+      return report;
+    });
   } finally {
     db.close();
   }

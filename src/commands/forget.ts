@@ -21,6 +21,7 @@ import {
   planForget,
   scrub,
 } from "../db/queries/forget.ts";
+import { writeTransaction } from "../db/tx.ts";
 import { oneLine, ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 
@@ -162,7 +163,7 @@ export default defineCommand({
     let counts: ForgetCounts;
     let walTruncated: boolean;
     try {
-      counts = db.transaction(() => deleteSelection(db, sel)).immediate();
+      counts = writeTransaction(db, () => deleteSelection(db, sel));
       walTruncated = scrub(db).walTruncated;
     } finally {
       db.close();

@@ -2,30 +2,15 @@
  * Claude Code settings.json editing (docs/contract.md#hooks), pure: settings object in, settings object out.
  * Only entries whose command is ours are touched; every other setting and hook is kept.
  */
+import { DETACHED_SUBS, HOOK_SUBS, type HookSpec, SETTINGS_HOOKS } from "./hook-table.ts";
 import { isObject, type Json, type JsonObject } from "./jsonl.ts";
 
-export interface HookSpec {
-  event: string;
-  sub: string;
-  async: boolean;
-  timeout: number;
-  matcher?: string;
-}
+export type { HookSpec } from "./hook-table.ts";
 
-/** Stop, PostToolUse and SubagentStop never make the user wait; the prompt-path hooks are fast. */
-export const OUR_HOOKS: readonly HookSpec[] = [
-  { event: "SessionStart", sub: "session-start", async: false, timeout: 10 },
-  { event: "UserPromptSubmit", sub: "user-prompt-submit", async: false, timeout: 10 },
-  { event: "Stop", sub: "stop", async: true, timeout: 30 },
-  { event: "PostToolUse", sub: "post-tool-use", async: true, timeout: 10, matcher: "*" },
-  // A failed tool call fires PostToolUseFailure instead of PostToolUse (Claude Code 2.1.x).
-  { event: "PostToolUseFailure", sub: "post-tool-use", async: true, timeout: 10, matcher: "*" },
-  { event: "PreCompact", sub: "pre-compact", async: false, timeout: 30 },
-  { event: "SessionEnd", sub: "session-end", async: false, timeout: 2 },
-  { event: "SubagentStop", sub: "subagent-stop", async: true, timeout: 30 },
-];
+/** What install registers: the settings hooks of the one table (core/hook-table.ts). */
+export const OUR_HOOKS: readonly HookSpec[] = SETTINGS_HOOKS;
 
-const OUR_SUBS = "session-start|user-prompt-submit|stop|post-tool-use|pre-compact|session-end|subagent-stop";
+const OUR_SUBS = HOOK_SUBS.join("|");
 /** Our command, current (`… hook stop`) or from older releases (`… process-turn`). */
 const OURS = new RegExp(
   `(throughline|cli\\.ts)(@[^\\s"']*)?["']?\\s+(hook\\s+(${OUR_SUBS})|session-start|prompt-submit|process-turn)\\s*$`,
@@ -42,7 +27,8 @@ export function isOurCommand(command: string): boolean {
  * (docs/hooks.md, "Detached Stop and SubagentStop"). Windows shells get the bare command.
  */
 export const TERM_SHIELD = "trap '' TERM HUP; exec ";
-const SHIELDED = new Set(["stop", "subagent-stop"]);
+/** The detached hooks: the ones `claude -p` could kill before Bun installs a handler. */
+const SHIELDED = DETACHED_SUBS;
 
 export function hookCommand(invocation: string, sub: string, platform: string = process.platform): string {
   const shield = SHIELDED.has(sub) && platform !== "win32" ? TERM_SHIELD : "";

@@ -6,6 +6,8 @@ import { constants, Database } from "bun:sqlite";
 import { ThroughlineError } from "../errors.ts";
 import { ensureMarks, fileOf } from "./pending-marks.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
+import { writeTransaction } from "./tx.ts";
+import { schemaVersion } from "./version.ts";
 
 export type { Database };
 
@@ -18,9 +20,7 @@ export type MigrateStatus =
   | "future_schema"
   | "migration_failed";
 
-function userVersion(db: Database): number {
-  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-}
+const userVersion = schemaVersion;
 
 function futureSchema(path: string, version: number): ThroughlineError {
   return new ThroughlineError(
@@ -34,18 +34,16 @@ export function migrate(db: Database, path: string): { status: MigrateStatus; fr
   const from = userVersion(db);
   if (from === SCHEMA_VERSION) return { status: "already_current", from, to: from };
   if (from > SCHEMA_VERSION) throw futureSchema(path, from);
-  db.run("BEGIN IMMEDIATE");
   try {
-    const v = userVersion(db);
-    for (let i = v; i < SCHEMA_VERSION; i++) {
-      const m = MIGRATIONS[i]!;
-      if (typeof m === "string") db.run(m);
-      else m(db);
-    }
-    db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-    db.run("COMMIT");
+    writeTransaction(db, () => {
+      for (let i = userVersion(db); i < SCHEMA_VERSION; i++) {
+        const m = MIGRATIONS[i]!;
+        if (typeof m === "string") db.run(m);
+        else m(db);
+      }
+      db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    });
   } catch (err) {
-    db.run("ROLLBACK");
     throw new ThroughlineError(
       "E_MIGRATION_FAILED",
       `migration of ${path} failed: ${(err as Error).message}`,
@@ -203,7 +201,7 @@ export function closeKeepingLog(db: Database): void {
         constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI,
       );
       // A read takes the shared lock, which a WAL connection then keeps while it is open.
-      guard.query("PRAGMA user_version").get();
+      schemaVersion(guard);
     } catch {
       guard?.close();
       guard = null; // the ordinary close, with its checkpoint

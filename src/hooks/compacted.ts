@@ -4,7 +4,7 @@ import { selfInvocation } from "../core/invocation.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import { lastCompactionPush, recordInjection } from "../db/queries/handoff.ts";
 import { upsertSession } from "../db/queries/sessions.ts";
-import type { HookContext } from "./run.ts";
+import type { HookContext } from "./context.ts";
 
 /**
  * SessionStart after a compaction (`/compact` or auto-compact): the client kept its own summary,

@@ -24,9 +24,10 @@ import {
   recordInjection,
 } from "../db/queries/handoff.ts";
 import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
+import { writeTransaction } from "../db/tx.ts";
 import { claimStart, isStart } from "./claim.ts";
+import type { HookContext } from "./context.ts";
 import { CHOICE_RANK, choosePredecessor } from "./predecessor.ts";
-import type { HookContext } from "./run.ts";
 
 /**
  * Consume the pending handoff in one IMMEDIATE transaction; returns the push text, if any.
@@ -43,28 +44,21 @@ export async function handoff(
   const warnings: string[] = unreadable.length > 0 ? [unreadableLine([...unreadable])] : [];
   const consumed: string[] = [];
   const folded: string[] = [];
-  let push: string | undefined;
-  db.run("BEGIN IMMEDIATE");
-  try {
+  const push = writeTransaction(db, (): string | undefined => {
     for (const start of intents) (fold(ctx, start) === "spent" ? consumed : folded).push(start.session_id);
     // Re-read inside the write lock: of two racing prompts only one consumes the row.
-    if (settle(ctx, ctx.sessionId, 0, warnings, consumed)) {
-      const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
-      if (result.stats.injected_turns > 0 || result.stats.remaining_turns + result.stats.older_turns > 0) {
-        push = result.text;
-        recordInjection(db, {
-          session_id: ctx.sessionId,
-          created_at: ctx.now(),
-          ...result.stats,
-          truncated_newest: result.stats.truncated_newest ? 1 : 0,
-        });
-      }
-    }
-    db.run("COMMIT");
-  } catch (err) {
-    db.run("ROLLBACK");
-    throw err;
-  }
+    if (!settle(ctx, ctx.sessionId, 0, warnings, consumed)) return undefined;
+    const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
+    if (result.stats.injected_turns === 0 && result.stats.remaining_turns + result.stats.older_turns === 0)
+      return undefined;
+    recordInjection(db, {
+      session_id: ctx.sessionId,
+      created_at: ctx.now(),
+      ...result.stats,
+      truncated_newest: result.stats.truncated_newest ? 1 : 0,
+    });
+    return result.text;
+  });
   // Only once the rows are committed, or gone for good (src/db/pending-marks.ts).
   const path = databasePath(ctx.env);
   for (const id of folded) if (!consumed.includes(id)) await intentFolded(path, id);

@@ -9,7 +9,7 @@ import { sessionIndexEnabled } from "../core/session-index.ts";
 import { insertEvents } from "../db/queries/events.ts";
 import { chainKey } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
-import type { HookContext } from "./run.ts";
+import type { HookContext } from "./context.ts";
 
 export default function postToolUse(ctx: HookContext): Promise<undefined> | undefined {
   const now = ctx.now();

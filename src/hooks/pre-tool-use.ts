@@ -1,7 +1,7 @@
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject } from "../core/jsonl.ts";
 import { isReadOnlyPull } from "../core/permission.ts";
-import type { HookPayload } from "./run.ts";
+import type { HookPayload } from "./context.ts";
 
 /**
  * PreToolUse (plugin installs only): allow this program's read-only pulls without an approval

@@ -9,21 +9,10 @@ import type { JsonObject } from "../core/jsonl.ts";
 import { isNever, type NeverList, neverPath, parseNever } from "../core/never.ts";
 import { databasePath, type Env } from "../core/paths.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
+import type { HookContext, HookPayload } from "./context.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
 
-export interface HookPayload extends JsonObject {}
-
-export interface HookContext {
-  db: Database;
-  payload: HookPayload;
-  sessionId: string;
-  /** The session row's project, else the identity of the payload's `cwd` (read on first use). */
-  project: string | null;
-  transcriptPath: string | null;
-  env: Env;
-  now: () => number;
-  event: string;
-}
+export type { HookContext, HookPayload };
 
 /** A handler returns what to print on stdout (reaches the model for SessionStart/UserPromptSubmit). */
 export type HookHandler = (ctx: HookContext) => Promise<string | undefined> | string | undefined;

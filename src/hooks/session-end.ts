@@ -1,7 +1,7 @@
 import { ingestNamedSession } from "../capture/session.ts";
 import { insertClearLink } from "../db/queries/handoff.ts";
 import { clientProcess } from "./client.ts";
-import type { HookContext } from "./run.ts";
+import type { HookContext } from "./context.ts";
 
 /**
  * SessionEnd has a 1.5 s budget in Claude Code. One incremental ingest reads only the bytes

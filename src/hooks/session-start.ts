@@ -1,7 +1,7 @@
 import { databasePath } from "../core/paths.ts";
 import { type StartIntent, writeIntent } from "../db/pending-marks.ts";
 import { clientProcess } from "./client.ts";
-import type { HookContext } from "./run.ts";
+import type { HookContext } from "./context.ts";
 
 /**
  * SessionStart only records intent: Claude Code sometimes fires a second, ghost SessionStart

@@ -7,7 +7,7 @@ import { storedFinalText } from "../db/queries/capture.ts";
 import { countChainTurns } from "../db/queries/chain.ts";
 import { resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
-import type { HookContext } from "./run.ts";
+import type { HookContext } from "./context.ts";
 
 /** docs/contract.md#capture flush race: Claude Code may fire Stop before the last text reaches the file. */
 export const FLUSH_WAIT_MS = 2000;

@@ -1,6 +1,6 @@
 import { ingestSubagent } from "../capture/ingest.ts";
 import { ingestNamedSession } from "../capture/session.ts";
-import type { HookContext } from "./run.ts";
+import type { HookContext } from "./context.ts";
 
 /** A finished subagent: store its transcript as L3 of the turn that started it. */
 export default function subagentStop(ctx: HookContext): undefined {

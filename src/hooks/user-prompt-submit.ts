@@ -8,7 +8,7 @@ import {
   unreadableLine,
 } from "../db/pending-marks.ts";
 import { getPending, putBaton } from "../db/queries/handoff.ts";
-import type { HookContext, HookPayload } from "./run.ts";
+import type { HookContext, HookPayload } from "./context.ts";
 
 /**
  * Most prompts hand nothing over and store no baton. The pending marks answer them without

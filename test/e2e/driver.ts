@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { SETTINGS_HOOKS } from "../../src/core/hook-table.ts";
 import { shellQuote } from "../../src/core/invocation.ts";
 import { USER_PATH } from "../helpers/db.ts";
 import { type StandIn, type StandInOptions, startStandIn } from "./stand-in.ts";
@@ -175,22 +176,8 @@ export async function createHome(opts: E2EHomeOptions = {}): Promise<E2EHome> {
   };
 }
 
-/** Claude Code hook events throughline registers (docs/contract.md#hooks), with the async ones flagged. */
-export const HOOK_EVENTS = [
-  { event: "SessionStart", cli: "session-start", async: false },
-  { event: "UserPromptSubmit", cli: "user-prompt-submit", async: false },
-  { event: "Stop", cli: "stop", async: true },
-  { event: "PostToolUse", cli: "post-tool-use", async: true },
-  { event: "PreCompact", cli: "pre-compact", async: false },
-  { event: "SessionEnd", cli: "session-end", async: false },
-  { event: "SubagentStop", cli: "subagent-stop", async: true },
-] as const;
-
-/**
- * Events only the recorder listens to: not part of throughline's registration, but worth
- * seeing (Claude Code 2.1.197 fires PostToolUseFailure, not PostToolUse, for a failed tool).
- */
-export const RECORDED_ONLY_EVENTS = [{ event: "PostToolUseFailure", async: true }] as const;
+/** Claude Code hook events throughline registers in settings (the one table, src/core/hook-table.ts). */
+export const HOOK_EVENTS = SETTINGS_HOOKS.map((h) => ({ event: h.event, cli: h.sub, async: h.async }));
 
 /**
  * - `manual`: the harness writes settings.json itself, pointing every event at
@@ -277,7 +264,7 @@ export function installHooks(h: E2EHome, mode: HookMode = "auto", opts: { record
   // the CLI wait for the Stop hooks, an all-async set does not, so a synchronous recorder would
   // change the very behaviour under test.
   if (record)
-    for (const { event, async } of [...HOOK_EVENTS, ...RECORDED_ONLY_EVENTS]) {
+    for (const { event, async } of HOOK_EVENTS) {
       const entry: HookEntry = {
         type: "command",
         command: [bunBinary(), HOOK_RECORDER, h.hookLogDir].map(shellQuote).join(" "),

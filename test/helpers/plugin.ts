@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { type HookSpec, hookCommand, OUR_HOOKS, slashCommands } from "../../src/core/settings.ts";
+import { HOOKS, type HookSpec } from "../../src/core/hook-table.ts";
+import { hookCommand, slashCommands } from "../../src/core/settings.ts";
 import { VERSION } from "../../src/version.ts";
 
 export const REPO_DIR = join(import.meta.dir, "..", "..");
@@ -18,13 +19,10 @@ export const BUNDLE = "throughline.js";
 export const PLUGIN_INVOCATION = `bun "\${CLAUDE_PLUGIN_ROOT}/${BUNDLE}"`;
 
 /**
- * A plugin cannot write allow rules: its PreToolUse hook allows the read-only pulls instead
- * (src/hooks/pre-tool-use.ts). Settings installs use rules and do not register it.
+ * Every hook of the one table (src/core/hook-table.ts), PreToolUse included: a plugin cannot
+ * write allow rules, so its PreToolUse hook allows the read-only pulls instead.
  */
-export const PLUGIN_HOOKS: readonly HookSpec[] = [
-  ...OUR_HOOKS,
-  { event: "PreToolUse", sub: "pre-tool-use", async: false, timeout: 5, matcher: "Bash" },
-];
+export const PLUGIN_HOOKS: readonly HookSpec[] = HOOKS;
 
 /** What the bundle is built from: every source file and the locked dependency versions. */
 export function sourcesDigest(): string {

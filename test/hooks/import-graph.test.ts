@@ -32,7 +32,8 @@ const BUDGET: Record<string, number> = {
   // +1 each: the pending-handoff marks (src/db/pending-marks.ts), which spare an ordinary
   // prompt the database and SessionEnd nothing (it reaches them through the handoff queries).
   "user-prompt-submit": 13,
-  stop: 37,
+  // +1: ingest opens its transactions through the one helper (src/db/tx.ts), as every writer does.
+  stop: 38,
   "pre-compact": 31,
   "session-end": 35,
   "subagent-stop": 31,

@@ -16,9 +16,7 @@ import type {
 import { ThroughlineError } from "../../errors.ts";
 import { legacyChainKeys } from "../schema.ts";
 
-export function schemaVersion(db: Database): number {
-  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-}
+export { schemaVersion } from "../version.ts";
 
 export function* exportSessions(db: Database): Generator<SessionRecord> {
   const q = db.query<Omit<SessionRecord, "record">, []>(

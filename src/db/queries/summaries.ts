@@ -7,6 +7,7 @@
  * than `staleBefore` (its worker died) may be taken again.
  */
 import type { Database } from "bun:sqlite";
+import { writeTransaction } from "../tx.ts";
 import { chainKeyOf } from "./sessions.ts";
 import type { UnsummarizedTurn } from "./skeletons.ts";
 
@@ -31,22 +32,21 @@ export type Claim = { turn: UnsummarizedTurn } | { capped: number } | null;
  * Stops racing each get a different turn, or nothing.
  */
 export function claimNextTurn(db: Database, r: ClaimRequest): Claim {
-  return db
-    .transaction((): Claim => {
-      if (r.max !== null) {
-        const used = attemptsSince(db, r.backend, r.dayStart);
-        if (used >= r.max) return { capped: used };
-      }
-      const edge = db
-        .query<{ started_at: number }, { s: string; w: number }>(
-          `SELECT started_at FROM turns WHERE session_id = ${chainKeyOf("$s")}
+  return writeTransaction(db, (): Claim => {
+    if (r.max !== null) {
+      const used = attemptsSince(db, r.backend, r.dayStart);
+      if (used >= r.max) return { capped: used };
+    }
+    const edge = db
+      .query<{ started_at: number }, { s: string; w: number }>(
+        `SELECT started_at FROM turns WHERE session_id = ${chainKeyOf("$s")}
          ORDER BY started_at DESC, origin_session_id DESC, turn_number DESC LIMIT 1 OFFSET $w - 1`,
-        )
-        .get({ s: r.live, w: r.window });
-      if (!edge) return null;
-      const turn = db
-        .query<UnsummarizedTurn, { s: string; edge: number; stale: number }>(
-          `SELECT t.id, t.origin_session_id, t.turn_number,
+      )
+      .get({ s: r.live, w: r.window });
+    if (!edge) return null;
+    const turn = db
+      .query<UnsummarizedTurn, { s: string; edge: number; stale: number }>(
+        `SELECT t.id, t.origin_session_id, t.turn_number,
                 coalesce(u.text, '') AS user, coalesce(a.text, '') AS assistant
          FROM turns t
          LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
@@ -55,17 +55,16 @@ export function claimNextTurn(db: Database, r: ClaimRequest): Claim {
            AND NOT EXISTS (SELECT 1 FROM skeletons k WHERE k.turn_id = t.id
                              AND NOT (k.summary IS NULL AND k.error IS NULL AND k.created_at < $stale))
          ORDER BY t.started_at, t.origin_session_id, t.turn_number LIMIT 1`,
-        )
-        .get({ s: r.live, edge: edge.started_at, stale: r.staleBefore });
-      if (!turn) return null;
-      db.query(
-        `INSERT INTO skeletons (turn_id, summary, backend, error, created_at) VALUES ($turn, NULL, $backend, NULL, $now)
+      )
+      .get({ s: r.live, edge: edge.started_at, stale: r.staleBefore });
+    if (!turn) return null;
+    db.query(
+      `INSERT INTO skeletons (turn_id, summary, backend, error, created_at) VALUES ($turn, NULL, $backend, NULL, $now)
        ON CONFLICT(turn_id) DO UPDATE SET summary = NULL, backend = excluded.backend, error = NULL,
          created_at = excluded.created_at`,
-      ).run({ turn: turn.id, backend: r.backend, now: r.now });
-      return { turn };
-    })
-    .immediate();
+    ).run({ turn: turn.id, backend: r.backend, now: r.now });
+    return { turn };
+  });
 }
 
 /** Rows (summaries, failures and running claims) a backend made since `since`. */

@@ -7,8 +7,8 @@ import { defineCommand } from "citty";
 import { type WrittenIndex, writeSessionIndex } from "../capture/session-index.ts";
 import { claudeConfigDir, databasePath, normalizeProject } from "../core/paths.ts";
 import { type Database, openForRead } from "../db/open.ts";
+import { resolveProject } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
-import { findProject } from "../db/queries/events.ts";
 import { type IndexScope, indexedSessions } from "../db/queries/session-index.ts";
 import { resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
@@ -59,8 +59,7 @@ export default defineCommand({
       if (args.session) scope = { kind: "chain", live: chainOf(db, args.session) };
       else if (args.all) scope = { kind: "all" };
       else {
-        const here = normalizeProject(resolve(args.project ?? process.cwd()));
-        scope = { kind: "project", project: args.project ? here : (findProject(db, here) ?? here) };
+        scope = { kind: "project", project: resolveProject(db, args.project, process.cwd()) };
       }
       const now = Date.now();
       for (const id of indexedSessions(db, scope)) {

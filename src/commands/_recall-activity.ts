@@ -16,7 +16,7 @@ import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
-import { findProject, projectOf, type Scope } from "../db/project.ts";
+import { findProject, resolveProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import {
   COUNT_CAP,
@@ -110,7 +110,7 @@ export function resolveActivityScope(
   cwd: string,
 ): { scope: Scope; label: string; project: string | null } {
   const project = (): string => {
-    if (args.project) return projectOf(joinPath(normalizeProject(cwd), args.project));
+    if (args.project) return resolveProject(db, args.project, cwd);
     if (args.session) {
       const p =
         getSession(db, resolveChain(db, args.session))?.project ?? getSession(db, args.session)?.project;

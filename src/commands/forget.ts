@@ -9,10 +9,10 @@ import { resolve } from "node:path";
 import { isatty } from "node:tty";
 import { defineCommand } from "citty";
 import { formatIso, instantFlag } from "../core/clock.ts";
-import { databasePath, normalizeProject } from "../core/paths.ts";
+import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import { clip, plural } from "../core/text.ts";
 import { openForRead, openForWrite } from "../db/open.ts";
-import { findProject } from "../db/project.ts";
+import { resolveProject } from "../db/project.ts";
 import {
   deleteSelection,
   type ForgetCounts,
@@ -78,7 +78,7 @@ function parseSelector(args: {
   return {
     session: args.session ?? null,
     before,
-    project: args.project === undefined ? null : normalizeProject(resolve(args.project)),
+    project: args.project === undefined ? null : joinPath(normalizeProject(process.cwd()), args.project),
     match: args.match ?? null,
   };
 }
@@ -123,7 +123,7 @@ export default defineCommand({
     let plan: ForgetPlan;
     try {
       // A directory as the database knows it (rows written before project identity followed git).
-      if (sel.project !== null) sel.project = findProject(reader, sel.project) ?? sel.project;
+      if (sel.project !== null) sel.project = resolveProject(reader, sel.project, "/");
       plan = planForget(reader, sel);
     } finally {
       reader.close();

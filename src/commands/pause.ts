@@ -8,7 +8,7 @@ import { defineCommand } from "citty";
 import { readNever, writeNever } from "../capture/never-file.ts";
 import { isEmptyNever, type NeverList, neverPath } from "../core/never.ts";
 import { type Env, normalizeProject } from "../core/paths.ts";
-import { projectOf } from "../db/project.ts";
+import { resolveProject } from "../db/project.ts";
 import { ThroughlineError } from "../errors.ts";
 import { jsonArgs, printJson } from "./_args.ts";
 
@@ -32,8 +32,7 @@ function target(args: { project?: string | undefined; session?: string | undefin
       throw new ThroughlineError("E_ARGS", `--session: not a session id: ${JSON.stringify(args.session)}`);
     return { kind: "session", value: args.session };
   }
-  const dir = normalizeProject(resolve(args.project ?? process.cwd()));
-  return { kind: "project", value: projectOf(dir) };
+  return { kind: "project", value: resolveProject(null, args.project, process.cwd()) };
 }
 
 function report(env: Env, list: NeverList, t: Target | null, changed: boolean) {

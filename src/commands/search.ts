@@ -52,6 +52,7 @@ function resolveScope(
   const fromEnv = args.project === undefined ? envChain(db) : null;
   if (fromEnv) return { scope: { kind: "chain", live: fromEnv.live }, label: `session ${fromEnv.live}` };
   const here = joinPath(normalizeProject(cwd), args.project || ".");
+  // Only a directory the database knows is searched; `resolveProject` would also name an unknown one.
   const project = findProject(db, here);
   if (project === null) {
     if (args.project)

@@ -6,7 +6,14 @@
  */
 
 import type { Database } from "bun:sqlite";
-import { ancestors, type Env, normalizeProject, type ProjectFs, projectIdentity } from "../core/paths.ts";
+import {
+  ancestors,
+  type Env,
+  joinPath,
+  normalizeProject,
+  type ProjectFs,
+  projectIdentity,
+} from "../core/paths.ts";
 import type { ChainPart } from "./queries/forks.ts";
 
 /** Which rows a read looks at: one chain, every session of a project, or everything. */
@@ -95,4 +102,20 @@ export function findProject(db: Database, dir: string, env: Env = process.env): 
   if (known.get({ p: identity })) return identity;
   for (const p of ancestors(normalizeProject(dir))) if (known.get({ p })) return p;
   return null;
+}
+
+/**
+ * The one reading of `--project <dir>` (docs/project-identity.md, "--project"): the directory,
+ * relative to `cwd` when not absolute (`.` when no flag), resolved to the project the database
+ * files it under: its identity, or the deepest directory at or above it the database knows
+ * (findProject), else its identity. Without a database (pause, resume) the identity.
+ */
+export function resolveProject(
+  db: Database | null,
+  flag: string | undefined,
+  cwd: string,
+  env: Env = process.env,
+): string {
+  const dir = joinPath(normalizeProject(cwd), flag || ".");
+  return (db ? findProject(db, dir, env) : null) ?? projectOf(dir, env);
 }

@@ -1,11 +1,6 @@
-/**
- * `throughline export session-index` (docs/monitor.md): the `/recall` skill's plain files,
- * written from the database (read-only) for one chain, one project or every session.
- */
-import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { type WrittenIndex, writeSessionIndex } from "../capture/session-index.ts";
-import { claudeConfigDir, databasePath, normalizeProject } from "../core/paths.ts";
+import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { type Database, openForRead } from "../db/open.ts";
 import { resolveProject } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";

@@ -12,7 +12,7 @@ import { instantFlag } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject, type JsonObject } from "../core/jsonl.ts";
-import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
+import { databasePath, normalizeProject } from "../core/paths.ts";
 import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
@@ -34,7 +34,6 @@ import {
 } from "../db/queries/events.ts";
 import { chainParts } from "../db/queries/forks.ts";
 import { getSession, liveEnd } from "../db/queries/sessions.ts";
-import { ThroughlineError } from "../errors.ts";
 import {
   type ActivityEvent,
   type ActivityView,

@@ -5,7 +5,6 @@
  * `--dry-run` does); the deletion runs in one IMMEDIATE transaction.
  */
 
-import { resolve } from "node:path";
 import { isatty } from "node:tty";
 import { defineCommand } from "citty";
 import { formatIso, instantFlag } from "../core/clock.ts";

@@ -5,7 +5,6 @@
  * prompt: it imports only core, db and bun built-ins, and writes with Bun.write/console.
  */
 import type { Database } from "bun:sqlite";
-import type { JsonObject } from "../core/jsonl.ts";
 import { isNever, type NeverList, neverPath, parseNever } from "../core/never.ts";
 import { databasePath, type Env } from "../core/paths.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";

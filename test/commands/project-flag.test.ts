@@ -78,7 +78,8 @@ describe("--project means one thing", () => {
     [
       "search",
       ["search", "zebraparser", "--json"],
-      (out: string) => JSON.parse(out).results.map((h: { session: string; snippet: string }) => [h.session, h.snippet]),
+      (out: string) =>
+        JSON.parse(out).results.map((h: { session: string; snippet: string }) => [h.session, h.snippet]),
     ],
     [
       "recall <words>",

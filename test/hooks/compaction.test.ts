@@ -17,20 +17,9 @@ async function turn(h: HookDriver, b: TranscriptBuilder, i: number): Promise<voi
   await h.fire("stop", SID, { stop_hook_active: false });
 }
 
-/**
- * What Claude Code writes when it compacts: PreCompact, the boundary and its summary, SessionStart(compact).
- * `preservedHead`: the uuid of the first message it kept verbatim (2.1.332's preservedSegment).
- */
-async function compact(
-  h: HookDriver,
-  b: TranscriptBuilder,
-  trigger: "auto" | "manual",
-  preservedHead?: string,
-) {
+/** What Claude Code writes when it compacts: PreCompact, the boundary and its summary, SessionStart(compact). */
+async function compact(h: HookDriver, b: TranscriptBuilder, trigger: "auto" | "manual") {
   await h.fire("pre-compact", SID, { trigger, custom_instructions: null });
-  const preserved = preservedHead
-    ? { preservedSegment: { headUuid: preservedHead, tailUuid: preservedHead } }
-    : {};
   b.at(new Date(h.clock).toISOString())
     .system("compact_boundary", {
       content: "Conversation compacted",

@@ -60,10 +60,13 @@ function subagentBytes(folder: string, session: string): number {
 /** Main transcripts directly in a project folder (subagent files live below, in `<session>/subagents`). */
 function mainTranscripts(folder: string): string[] {
   try {
-    return readdirSync(folder, { withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
-      .map((e) => e.name)
-      .sort();
+    return (
+      readdirSync(folder, { withFileTypes: true })
+        // An older client's flat subagent files (`<session>.sub-agent-<n>.jsonl`) are not sessions.
+        .filter((e) => e.isFile() && e.name.endsWith(".jsonl") && !e.name.includes(".sub-agent-"))
+        .map((e) => e.name)
+        .sort()
+    );
   } catch {
     return [];
   }

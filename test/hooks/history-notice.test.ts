@@ -45,6 +45,8 @@ describe("SessionStart: the history not in memory yet, said once", () => {
     w.addTranscript(projectFolder("/home/dev/other"), "22222222-0000-4000-8000-000000000002");
     // Not the user's sessions: import skips an observer's folder, and so does the count.
     w.addTranscript("-home-dev--claude-mem-observer-sessions", "33333333-0000-4000-8000-000000000003");
+    // An older client's flat subagent file is not a session of its own.
+    w.addTranscript(projectFolder("/home/dev/todo-api"), `${SAMPLE_ID}.sub-agent-1`);
     const first = w.start("aaaaaaaa-0000-4000-8000-000000000001");
     expect(first.stderr).toBe("");
     expect(first.exitCode).toBe(0);

@@ -12,6 +12,8 @@ delete process.env.THROUGHLINE_DB;
 // file, and its reads must not default to the real session (docs/hooks.md).
 delete process.env.THROUGHLINE_SESSION;
 delete process.env.CLAUDE_ENV_FILE;
+// Claude Code's own switch, read by doctor: a test sees the default unless it sets it.
+delete process.env.CLAUDE_CODE_DISABLE_AUTO_MEMORY;
 process.env.TZ = "UTC";
 process.env.NO_COLOR = "1";
 process.env.COLUMNS = "120";

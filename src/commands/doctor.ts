@@ -21,6 +21,7 @@ import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { type Check, renderDoctor, renderDoctorSession } from "../render/doctor.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { memoryChecks } from "./_doctor-memory.ts";
 import { readSettings } from "./_settings-file.ts";
 
 /** Is the first word of a hook command something that can run? */
@@ -338,6 +339,8 @@ export default defineCommand({
         ...(found ? {} : { fix: `run \`${selfInvocation()} install\`` }),
       });
     }
+    // Beside Claude Code's own memory: information, never a problem (_doctor-memory.ts).
+    checks.push(...memoryChecks(process.env, path, settingsFiles));
     const problems = checks.filter((c) => !c.ok).length;
     if (args.json)
       printJson({ schema: "throughline.doctor.v1", database: path, problems, checks, ...db.extra });

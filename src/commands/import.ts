@@ -1,6 +1,12 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
+import {
+  DEFAULT_EXCLUDES,
+  historyEntries,
+  parseExcludes,
+  partitionFolders,
+} from "../capture/import-exclude.ts";
 import { neverTranscriptFilter } from "../capture/never-file.ts";
 import { replay } from "../capture/replay.ts";
 import { instantFlag } from "../core/clock.ts";
@@ -11,7 +17,6 @@ import { renderImport, renderProgress } from "../render/ingest.ts";
 import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { importFromExport } from "./_export-db.ts";
-import { DEFAULT_EXCLUDES, historyEntries, parseExcludes, partitionFolders } from "./_import-exclude.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
 export function projectFolder(dir: string): string {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
+import { claimNotice, historyNotice, scanHistory } from "../capture/history.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import {
@@ -13,6 +14,7 @@ import {
 } from "../core/settings.ts";
 import { installExtras } from "../core/statusline-settings.ts";
 import { openForWrite } from "../db/open.ts";
+import { ingestedTranscripts } from "../db/queries/cursors.ts";
 import { renderInstall } from "../render/install.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
@@ -69,7 +71,18 @@ export default defineCommand({
     }
     // Hooks create the database on first use; creating it now lets read commands work at once.
     const dbPath = databasePath(process.env, args.db);
-    openForWrite(dbPath).close();
+    const db = openForWrite(dbPath);
+    let ingested: ReturnType<typeof ingestedTranscripts>;
+    try {
+      ingested = ingestedTranscripts(db);
+    } finally {
+      db.close();
+    }
+    // Day one: the history import would add, counted, never imported here (src/capture/history.ts).
+    // Said here, so the first SessionStart does not say it again.
+    const history = scanHistory(process.env, ingested);
+    const notice = historyNotice(history, invocation);
+    claimNotice(process.env, false);
     const report = {
       schema: "throughline.install.v1",
       settings: target.settings,
@@ -81,6 +94,14 @@ export default defineCommand({
       commands_written: written,
       database: dbPath,
       invocation,
+      history: history && {
+        projects: history.root,
+        sessions: history.sessions,
+        bytes: history.bytes,
+        not_in_memory: history.pending,
+        not_in_memory_bytes: history.pendingBytes,
+        notice,
+      },
     };
     if (args.json) return printJson(report);
     console.log(
@@ -91,6 +112,7 @@ export default defineCommand({
         allowRules: report.allow_rules,
         commands: target.commands,
         database: dbPath,
+        history: notice,
       }),
     );
   },

@@ -14,6 +14,14 @@ export function databasePath(env: Env, flag?: string): string {
   return flag || env.THROUGHLINE_DB || `${throughlineHome(env)}/throughline.db`;
 }
 
+/**
+ * Present once the user was told about the history not in memory yet (by `install` or the first
+ * SessionStart, src/hooks/history-notice.ts): later SessionStarts check only that it exists.
+ */
+export function historyNoticePath(env: Env): string {
+  return `${throughlineHome(env)}/history-notice`;
+}
+
 export function claudeConfigDir(env: Env): string {
   return env.CLAUDE_CONFIG_DIR || `${home(env)}/.claude`;
 }

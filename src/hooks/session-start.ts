@@ -1,4 +1,4 @@
-import { databasePath } from "../core/paths.ts";
+import { databasePath, historyNoticePath } from "../core/paths.ts";
 import { type StartIntent, writeIntent } from "../db/pending-marks.ts";
 import { clientProcess } from "./client.ts";
 import type { HookContext } from "./context.ts";
@@ -12,6 +12,16 @@ import type { HookContext } from "./context.ts";
  * continues"). Until the marks are kept (a database no writer has opened yet) it claims at once.
  */
 export default async function sessionStart(ctx: HookContext): Promise<string | undefined> {
+  const out = await recordStart(ctx);
+  // After a compaction stdout is the push, for the model; the notice waits for a plain start.
+  if (out !== undefined || ctx.payload.source === "compact") return out;
+  // Once: the history not in memory yet, for the user (src/hooks/history-notice.ts). After the
+  // first time this is one stat of the marker.
+  if (await Bun.file(historyNoticePath(ctx.env)).exists()) return undefined;
+  return (require("./history-notice.ts") as typeof import("./history-notice.ts")).firstStartNotice(ctx.env);
+}
+
+async function recordStart(ctx: HookContext): Promise<string | undefined> {
   const source = typeof ctx.payload.source === "string" ? ctx.payload.source : "startup";
   const now = ctx.now();
   // The model's Bash knows its session (src/hooks/session-env.ts; loaded only when offered).

@@ -3,7 +3,7 @@ import type { ReplayReport } from "../capture/replay.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 import { renderTable } from "./table.ts";
 
-/** A history folder import left out, and why (commands/_import-exclude.ts partitionFolders). */
+/** A history folder import left out, and why (capture/import-exclude.ts partitionFolders). */
 export interface SkippedFolderView {
   folder: string;
   reason: string;

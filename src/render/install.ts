@@ -8,10 +8,12 @@ export interface InstallView {
   /** The folder the slash commands are written to. */
   commands: string;
   database: string;
+  /** The history not in memory yet (capture/history.ts historyNotice), or null: nothing said. */
+  history: string | null;
 }
 
 export function renderInstall(v: InstallView): string {
-  return [
+  const lines = [
     v.settingsChanged
       ? `Registered ${v.hooks.length} hooks in ${v.settings}`
       : `Hooks already up to date in ${v.settings}`,
@@ -20,7 +22,9 @@ export function renderInstall(v: InstallView): string {
     `  ${v.allowRules[0]}`,
     `Slash commands in ${v.commands}: /tl, /recall, /sc-detail`,
     `Database: ${v.database}`,
-  ].join("\n");
+  ];
+  if (v.history) lines.push(`History: ${v.history}`);
+  return lines.join("\n");
 }
 
 export interface UninstallView {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, realpathSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { projectFolder } from "../../src/commands/import.ts";
 import { SCHEMA_VERSION } from "../../src/db/schema.ts";
@@ -55,6 +55,8 @@ describe("admin command text (golden)", () => {
     const s = sandbox(dir.path);
     const first = s.run(["install"]);
     expect(first.exitCode).toBe(0);
+    // No history in CLAUDE_CONFIG_DIR: nothing is said about it.
+    expect(first.stdout).not.toContain("History");
     expectGolden("admin/install.txt", first.stdout);
     expectGolden("admin/install-again.txt", s.run(["install"]).stdout);
     const removed = s.run(["uninstall"]);
@@ -100,5 +102,56 @@ describe("admin command text (golden)", () => {
     expect(r.exitCode).toBe(0);
     expectGolden("admin/import.txt", r.stdout);
     expectGolden("admin/import-again.txt", s.run(["import", "--no-default-excludes"]).stdout);
+  });
+
+  // Day one (README, "throughline and Claude Code's own memory"): install ends with the history it
+  // found. The estimate is computed from a constant speed (src/capture/history.ts), so it is the same
+  // on every machine and needs no placeholder.
+  test("install on a config directory holding transcripts: the sessions not in memory yet", () => {
+    using dir = tempDir();
+    const s = sandbox(dir.path);
+    const projects = join(s.env.CLAUDE_CONFIG_DIR, "projects");
+    const a = join(projects, projectFolder("/home/dev/todo-api"));
+    const b = join(projects, projectFolder("/home/dev/other"));
+    const observer = join(projects, "-home-dev--claude-mem-observer-sessions");
+    for (const d of [a, b, observer]) mkdirSync(d, { recursive: true });
+    copyFileSync(SAMPLE, join(a, `${SAMPLE_ID}.jsonl`));
+    copyFileSync(join(FIXTURES, "transcripts", "bad-lines.jsonl"), join(b, `${BAD_ID}.jsonl`));
+    // A subagent's file counts with its session; an observer's session is not the user's (import skips it).
+    mkdirSync(join(a, SAMPLE_ID, "subagents"), { recursive: true });
+    copyFileSync(SAMPLE, join(a, SAMPLE_ID, "subagents", "agent-1.jsonl"));
+    copyFileSync(SAMPLE, join(observer, "33333333-0000-4000-8000-000000000003.jsonl"));
+    const r = s.run(["install"]);
+    expect(r.exitCode).toBe(0);
+    expectGolden("admin/install-history.txt", r.stdout);
+    const json = JSON.parse(s.run(["install", "--json"]).stdout).history;
+    expect(json).toMatchObject({ sessions: 2, not_in_memory: 2 });
+    // Counted, never imported: the database holds no turn yet.
+    expect(JSON.parse(s.run(["status", "--json"]).stdout).counts.turns).toBe(0);
+    // Once import has read them, install says nothing about history.
+    expect(s.run(["import"]).exitCode).toBe(0);
+    expect(s.run(["install"]).stdout).not.toContain("History");
+  });
+
+  test("doctor: history on disk and in memory, auto memory, --bare", () => {
+    using dir = tempDir();
+    const s = sandbox(dir.path);
+    const projects = join(s.env.CLAUDE_CONFIG_DIR, "projects");
+    const a = join(projects, projectFolder("/home/dev/todo-api"));
+    const b = join(projects, projectFolder("/home/dev/other"));
+    for (const d of [a, b]) mkdirSync(d, { recursive: true });
+    copyFileSync(SAMPLE, join(a, `${SAMPLE_ID}.jsonl`));
+    copyFileSync(join(FIXTURES, "transcripts", "bad-lines.jsonl"), join(b, `${BAD_ID}.jsonl`));
+    s.run(["install"]);
+    // One of the two sessions in memory; auto memory turned off in the user's settings.
+    expect(s.run(["replay", join(a, `${SAMPLE_ID}.jsonl`)]).exitCode).toBe(0);
+    const settings = join(s.env.CLAUDE_CONFIG_DIR, "settings.json");
+    writeFileSync(
+      settings,
+      JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), autoMemoryEnabled: false }),
+    );
+    const r = s.run(["doctor"]);
+    expect(r.exitCode).toBe(0);
+    expectGolden("admin/doctor-memory.txt", r.stdout.slice(r.stdout.indexOf("ok   history")));
   });
 });

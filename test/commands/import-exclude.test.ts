@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { projectFolderName } from "../../src/commands/_import-exclude.ts";
+import { projectFolderName } from "../../src/capture/import-exclude.ts";
 import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 

@@ -26,3 +26,18 @@ export function cursorsOf(db: Database, sessionId: string): IngestRow[] {
     )
     .all({ s: sessionId });
 }
+
+/** Every transcript the database has read (by path) and the sessions those belong to: what history is in memory. */
+export function ingestedTranscripts(db: Database): { paths: Set<string>; sessions: Set<string> } {
+  const paths = new Set<string>();
+  const sessions = new Set<string>();
+  for (const r of db
+    .query<{ transcript_path: string; session_id: string }, []>(
+      "SELECT transcript_path, session_id FROM ingest_cursors",
+    )
+    .all()) {
+    paths.add(r.transcript_path);
+    sessions.add(r.session_id);
+  }
+  return { paths, sessions };
+}

@@ -746,20 +746,28 @@ export async function benchHeavy(opts: {
     const imp = importTree(opts.bin, env, gen, dbPath);
     log(`  imported in ${imp.seconds} s (${imp.mb_per_s} MB/s), db ${(imp.db_bytes / 1e6).toFixed(1)} MB`);
 
-    // The user is in the newest session that has turns enough to page: the year's last mix.
-    const cur =
-      [...gen.sessions]
-        .filter((s) => s.kind === "mix" && s.turns >= 10)
-        .sort((a, b) => b.start - a.start)[0] ?? gen.sessions.at(-1)!;
+    // The user is in the newest session whose push pages: it bakes both an L2 and an L1 pull.
     const run = (args: string[]) => [...opts.bin, ...args];
-    const ctx = Bun.spawnSync(run(["context", "--session", cur.id, "--json"]), {
-      env: { ...process.env, ...env },
-      cwd: ROOT,
-    });
-    if (ctx.exitCode !== 0) throw new Error(`context failed: ${ctx.stderr}`);
-    const pull = JSON.parse(ctx.stdout.toString()).pull as { l2: string | null; l1: string | null };
+    const candidates = gen.sessions
+      .filter((s) => s.kind === "mix" && s.turns >= 10)
+      .sort((a, b) => b.start - a.start);
+    let cur: GeneratedSession | null = null;
+    let pull: { l2: string | null; l1: string | null } = { l2: null, l1: null };
+    for (const s of candidates.slice(0, 50)) {
+      const ctx = Bun.spawnSync(run(["context", "--session", s.id, "--json"]), {
+        env: { ...process.env, ...env },
+        cwd: ROOT,
+      });
+      if (ctx.exitCode !== 0) throw new Error(`context failed: ${ctx.stderr}`);
+      pull = JSON.parse(ctx.stdout.toString()).pull as typeof pull;
+      if (pull.l2 !== null && pull.l1 !== null) {
+        cur = s;
+        break;
+      }
+    }
+    if (cur === null) throw new Error("heavy: no session among the newest 50 mixes has a push that pages");
     const baked = (cmd: string | null, what: string) => {
-      if (cmd === null) throw new Error(`heavy: the push of ${cur.id} baked no ${what} command`);
+      if (cmd === null) throw new Error(`heavy: the push baked no ${what} command`);
       return cmd.split(" ").slice(1);
     };
     // The middle turn's clock time, read back from the database (what detail resolves).

@@ -11,10 +11,10 @@
  *
  * Two kinds of generated session: a whole copy of a corpus session (its subagent files with it,
  * under `<sessionId>/subagents/`), times shifted by one offset; and a mix, a sequence of corpus
- * turns (a human prompt and everything up to the next one) from different sessions, each turn
- * shifted to follow the previous one and its first entry re-parented onto the previous turn's last.
- * Mixes prefer small turns while the bytes per turn run above the target, which is how a corpus of
- * a few long sessions gives both the bytes and the turn count of a year.
+ * turns (a human prompt and everything up to the next one) or parts of them (`Piece`) from
+ * different sessions, each shifted to follow the previous one and its first entry re-parented onto
+ * the previous one's last. Mixes prefer small pieces while the bytes per turn run above the target,
+ * which is how a corpus of 158 long turns gives both the bytes and the turn count of a year.
  */
 import {
   closeSync,
@@ -102,12 +102,10 @@ interface Turn {
   first: number;
   last: number;
   cwd: string | null;
-  /** The turn's first entry that has a uuid (-1: none), and its parentUuid. */
+  /** The turn's first entry that has a uuid (-1: none). */
   firstUuidLine: number;
-  firstParent: string | null;
-  lastUuid: string | null;
   prompt: string;
-  /** Per line: the entry's uuid, and the latest time up to it. */
+  /** Per line: the entry's uuid and parentUuid, and the latest time up to it. */
   lineUuid: (string | null)[];
   lineParent: (string | null)[];
   lineLast: number[];
@@ -208,8 +206,6 @@ export function loadCorpus(dir = CORPUS): Source[] {
           last: ts,
           cwd, // the session's first cwd: later ones are mostly under it (a `cd` into a subfolder)
           firstUuidLine: -1,
-          firstParent: null,
-          lastUuid: null,
           prompt,
           lineUuid: [],
           lineParent: [],
@@ -219,13 +215,7 @@ export function loadCorpus(dir = CORPUS): Source[] {
         turns.push(cur);
       }
       if (!cur) continue;
-      if (typeof e.uuid === "string") {
-        if (cur.firstUuidLine < 0) {
-          cur.firstUuidLine = cur.lines.length;
-          cur.firstParent = typeof e.parentUuid === "string" ? e.parentUuid : null;
-        }
-        cur.lastUuid = e.uuid;
-      }
+      if (typeof e.uuid === "string" && cur.firstUuidLine < 0) cur.firstUuidLine = cur.lines.length;
       if (!Number.isNaN(ts) && ts > cur.last) cur.last = ts;
       cur.lines.push(line);
       cur.bytes += line.length + 1;

@@ -4,6 +4,7 @@
  * Results go to stdout and to .bench/results.json. Set BENCH_RUNS to change the run count.
  * Last, continuation recall over the shared corpus (bench/continuation.ts), to stdout and
  * .bench/continuation.json; BENCH_ONLY=continuation runs that section alone (no build, no timings).
+ * BENCH_HEAVY=full (default) | small | 0: the heavy user's year (bench/heavy.ts), a ≥ 1 GB import.
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -115,6 +116,19 @@ async function benchTimings(): Promise<void> {
     for (const [name, row] of Object.entries(r)) add(name, row, GOALS[name] ?? row.goal);
   }
 
+  // A heavy user's year (bench/heavy.ts): a ≥ 1 GB tree from the corpus through the real import,
+  // then the read rows at that size. BENCH_HEAVY=full (default) | small | 0.
+  const heavyScale = process.env.BENCH_HEAVY ?? "full";
+  if (heavyScale !== "0" && existsSync(CORPUS_TRANSCRIPTS)) {
+    if (heavyScale !== "full" && heavyScale !== "small")
+      throw new Error(`BENCH_HEAVY=${heavyScale}: full, small or 0`);
+    console.error(`heavy user's year (${heavyScale})…`);
+    const { benchHeavy } = await import("./heavy.ts");
+    const h = await benchHeavy({ bin: [bin], floorMs: floor.median_ms, runs, scale: heavyScale });
+    for (const [name, row] of Object.entries(h.rows)) add(`heavy: ${name}`, row, row.goal);
+    extra.heavy = { scale: h.scale, generated: h.generated, import: h.import, words: h.words };
+  }
+
   // Replay throughput and storage cost over the shared corpus, when it is beside the checkout.
   const corpus = join(ROOT, "..", "shared", "corpus", "transcripts");
   if (existsSync(corpus)) {
@@ -193,6 +207,24 @@ async function benchTimings(): Promise<void> {
     "≤ 0.5",
     rp ? rp.db_bytes_per_transcript_byte <= 0.5 : null,
   );
+  const hv = extra.heavy as
+    | { import: { mb_per_s: number; db_bytes_per_transcript_byte: number; transcript_bytes: number } }
+    | undefined;
+  if (hv) {
+    const mb = Math.round(hv.import.transcript_bytes / 1e6);
+    line(
+      `heavy: import throughput (${mb} MB)`,
+      `${hv.import.mb_per_s} MB/s`,
+      "≥ 30 MB/s",
+      hv.import.mb_per_s >= 30,
+    );
+    line(
+      "heavy: database bytes per transcript byte",
+      String(hv.import.db_bytes_per_transcript_byte),
+      "≤ 0.5",
+      hv.import.db_bytes_per_transcript_byte <= 0.5,
+    );
+  }
   console.log(JSON.stringify(extra, null, 2));
   await Bun.write(
     join(WORK, "results.json"),

@@ -31,6 +31,7 @@ import {
 import { join } from "node:path";
 import { formatClock } from "../src/core/clock.ts";
 import { openForRead } from "../src/db/open.ts";
+import { rng } from "../test/helpers/cuts.ts";
 import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
 
 export const CORPUS = join(ROOT, "..", "shared", "corpus", "transcripts");
@@ -45,18 +46,6 @@ export const SCALES: Record<Scale, Targets> = {
   small: { bytes: 20e6, sessions: 100, turns: 1_500 },
   full: { bytes: 1.05e9, sessions: 2_200, turns: 105_000 },
 };
-
-/** mulberry32: small, fast, and the same sequence everywhere. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PROJECT_NAMES = [
   "api-gateway",
@@ -392,7 +381,7 @@ export function generate(
   const t0 = performance.now();
   const sources = opts.corpus ?? loadCorpus();
   if (!sources.length) throw new Error("heavy: the corpus has no usable session");
-  const rand = prng(opts.seed ?? 24);
+  const rand = rng(opts.seed ?? 24);
   const root = join(configDir, "projects");
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });

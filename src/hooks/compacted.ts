@@ -3,8 +3,8 @@ import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import { lastCompactionPush, recordInjection } from "../db/queries/handoff.ts";
-import { upsertSession } from "../db/queries/sessions.ts";
 import type { HookContext } from "./context.ts";
+import { touchSession } from "./session-row.ts";
 
 /**
  * SessionStart after a compaction (`/compact` or auto-compact): the client kept its own summary,
@@ -14,13 +14,7 @@ import type { HookContext } from "./context.ts";
  */
 export default function compacted(ctx: HookContext): string | undefined {
   const now = ctx.now();
-  upsertSession(ctx.db, {
-    id: ctx.sessionId,
-    project: ctx.project,
-    transcriptPath: ctx.transcriptPath,
-    createdAt: now,
-    updatedAt: now,
-  });
+  touchSession(ctx, now);
   // PreCompact stored the turns up to the boundary; the boundary and what follows it are new.
   // A transcript not written yet holds nothing to add.
   if (ctx.transcriptPath && Bun.file(ctx.transcriptPath).size > 0) ingestNamedSession(ctx.db, ctx, now);

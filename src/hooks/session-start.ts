@@ -37,15 +37,7 @@ async function recordStart(ctx: HookContext): Promise<string | undefined> {
   }
   // A resume keeps its own continuity: nothing to hand over.
   if (source === "resume") {
-    const { upsertSession } =
-      require("../db/queries/sessions.ts") as typeof import("../db/queries/sessions.ts");
-    upsertSession(ctx.db, {
-      id: ctx.sessionId,
-      project: ctx.project,
-      transcriptPath: ctx.transcriptPath,
-      createdAt: now,
-      updatedAt: now,
-    });
+    (require("./session-row.ts") as typeof import("./session-row.ts")).touchSession(ctx, now);
     return undefined;
   }
   const start: StartIntent = {

@@ -1,4 +1,5 @@
 /** Text of `doctor` and `doctor --session`: view model in, string out. */
+import { plural } from "../core/text.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 
 /** One line of the report; a failed check carries a one-line fix. */
@@ -16,9 +17,7 @@ export function renderDoctor(checks: readonly Check[], c: Colors = PLAIN_COLORS)
     if (ch.fix) lines.push(`     fix: ${ch.fix}`);
   }
   const problems = checks.filter((ch) => !ch.ok).length;
-  lines.push(
-    problems === 0 ? "\nNo problems found." : `\n${problems} problem${problems === 1 ? "" : "s"} found.`,
-  );
+  lines.push(problems === 0 ? "\nNo problems found." : `\n${plural(problems, "problem")} found.`);
   return lines.join("\n");
 }
 

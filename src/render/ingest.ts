@@ -1,5 +1,7 @@
 /** Text of `import` and `replay` (and import's progress bar): view model in, string out. */
+
 import type { ReplayReport } from "../capture/replay.ts";
+import { plural } from "../core/text.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 import { renderTable } from "./table.ts";
 
@@ -14,7 +16,7 @@ export interface SkippedFolderView {
 export function skippedLine(skipped: readonly SkippedFolderView[]): string {
   if (skipped.length === 0) return "Skipped no folders.";
   const n = skipped.reduce((a, s) => a + s.transcripts, 0);
-  return `Skipped ${skipped.length} folder${skipped.length === 1 ? "" : "s"} (${n} transcript${n === 1 ? "" : "s"}): ${skipped
+  return `Skipped ${plural(skipped.length, "folder")} (${plural(n, "transcript")}): ${skipped
     .map((s) => `${s.folder} (${s.reason})`)
     .join(", ")}.`;
 }

@@ -27,6 +27,7 @@ import {
   promptHookOutputs,
   sessionRequests,
   turnStored,
+  typeTurns,
   waitStored,
 } from "./scenario.ts";
 import {
@@ -172,20 +173,7 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       installHooks(h, "auto");
       await using tmux = await TmuxClaude.start(h);
       await tmux.waitReady();
-      let sid = "";
-      for (const [i, prompt] of prompts.entries()) {
-        await tmux.submit(prompt);
-        if (!sid)
-          sid = String(
-            (
-              await waitUntil(
-                () => hookEvents(h, "UserPromptSubmit").find((r) => r.payload.prompt === prompt),
-                "the first prompt hook",
-              )
-            ).payload.session_id,
-          );
-        await waitStored(h, sid, prompt, `FOOBAR${i} done ${tag}.`);
-      }
+      const sid = await typeTurns(h, tmux, prompts, (i) => `FOOBAR${i} done ${tag}.`);
       await tmux.submit("/compact");
       await waitUntil(
         () => hookEvents(h, "SessionStart", sid).find((r) => r.payload.source === "compact"),

@@ -220,14 +220,5 @@ export function fileDigest(path: string): string | null {
   return existsSync(path) ? createHash("sha256").update(readFileSync(path)).digest("hex") : null;
 }
 
-/** Deterministic PRNG (mulberry32) so property tests reproduce from their seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The one deterministic PRNG of the tests (test/helpers/cuts.ts), by the name property tests use. */
+export { rng as prng } from "./cuts.ts";

@@ -2,7 +2,7 @@
 
 import { isObject, type Json, str } from "../jsonl.ts";
 import type { ToolCall, ToolResult } from "../model.ts";
-import { clip } from "../text.ts";
+import { clip, plural } from "../text.ts";
 import { draft, type EventDraft, errorEvent, failed, structured, summaryLine } from "./common.ts";
 
 interface Todo {
@@ -52,7 +52,7 @@ export function todoEvents(call: ToolCall, r: ToolResult): EventDraft[] {
       draft(
         call,
         "phase_change",
-        `Planned ${next.length} task${next.length === 1 ? "" : "s"}: ${next.map((t) => t.content).join("; ")}`,
+        `Planned ${plural(next.length, "task")}: ${next.map((t) => t.content).join("; ")}`,
         { planned: next.map((t) => clip(t.content, 200)) },
       ),
     );

@@ -261,7 +261,9 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
   };
   let server: ReturnType<typeof Bun.serve>;
   try {
-    server = Bun.serve({ hostname: "127.0.0.1", port: opts.port, fetch, development: false });
+    // reusePort stays off, said explicitly: a second server must not share a port already taken
+    // (Bun shares it across processes with `development: false` unless told).
+    server = Bun.serve({ hostname: "127.0.0.1", port: opts.port, fetch, reusePort: false });
   } catch (err) {
     const msg = String((err as Error)?.message ?? err);
     throw new ThroughlineError(

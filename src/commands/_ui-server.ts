@@ -48,6 +48,8 @@ export interface UiOptions {
   configDir: string;
   /** Tests pass their own; otherwise 32 random bytes. */
   token?: string;
+  /** How the suggested commands start (default: this program's own invocation). */
+  invocation?: string;
 }
 
 export interface UiServer {
@@ -85,7 +87,13 @@ export function searchWords(q: string): string[] {
   return out;
 }
 
-function turnView(db: Database, t: UiTurnRow, live: string, details = detailsOf(db, [t.id])): TurnView {
+function turnView(
+  db: Database,
+  inv: string,
+  t: UiTurnRow,
+  live: string,
+  details = detailsOf(db, [t.id]),
+): TurnView {
   const events = eventsOfTurns(db, [{ origin: t.origin_session_id, number: t.turn_number }]);
   return {
     id: t.id,
@@ -104,14 +112,14 @@ function turnView(db: Database, t: UiTurnRow, live: string, details = detailsOf(
       isError: d.is_error !== 0,
     })),
     events: events.map((e) => ({ ts: e.ts, type: e.type, summary: e.summary })),
-    detailCommand: commandLine(selfInvocation(), "detail", formatIso(t.started_at), "--session", live),
+    detailCommand: commandLine(inv, "detail", formatIso(t.started_at), "--session", live),
   };
 }
 
 type Handler = (db: Database, url: URL) => string;
 
-function routes(watcher: TranscriptWatcher): Record<string, Handler> {
-  const inv = () => selfInvocation();
+function routes(watcher: TranscriptWatcher, invocation: string): Record<string, Handler> {
+  const inv = () => invocation;
   return {
     "/": (db, url) => {
       const page = parsePage(url.searchParams.get("page"));
@@ -154,6 +162,7 @@ function routes(watcher: TranscriptWatcher): Record<string, Handler> {
         turns: shown.map((t) =>
           turnView(
             db,
+            inv(),
             t,
             live,
             details.filter((d) => d.turn_id === t.id),
@@ -167,7 +176,7 @@ function routes(watcher: TranscriptWatcher): Record<string, Handler> {
       const id = Number(url.searchParams.get("id"));
       const t = Number.isSafeInteger(id) ? turnById(db, id) : null;
       if (!t) throw new ThroughlineError("E_NO_TURN", "no such turn (forgotten, or never recorded)");
-      return turnPage(turnView(db, t, t.live), t.live);
+      return turnPage(turnView(db, inv(), t, t.live), t.live);
     },
     "/push": (db, url) => {
       const live = resolveChain(db, url.searchParams.get("s") ?? "");
@@ -226,7 +235,7 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
   const token = opts.token ?? randomBytes(32).toString("base64url");
   const client = await bundleClient();
   const watcher = new TranscriptWatcher(opts.configDir);
-  const table = routes(watcher);
+  const table = routes(watcher, opts.invocation ?? selfInvocation());
   let port = opts.port;
   const fetch = (req: Request): Response => {
     const url = new URL(req.url);

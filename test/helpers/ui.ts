@@ -49,7 +49,7 @@ export async function uiWorld(): Promise<UiWorld> {
   const config = join(home, "claude");
   mkdirSync(join(config, "projects", "-work-alpha"), { recursive: true });
   cpSync(LIVE_FIXTURE, join(config, "projects", "-work-alpha", "a1a1a1a1-0000-4000-8000-000000000001.jsonl"));
-  const server = await startUi({ dbPath: db, port: 0, configDir: config });
+  const server = await startUi({ dbPath: db, port: 0, configDir: config, invocation: "throughline" });
   return {
     home,
     db,

@@ -85,11 +85,11 @@ describe.skipIf(!CHROMIUM)("throughline ui in Chromium", () => {
     await page.goto(`${world.origin}/`);
     await click('a[href="/project?p=%2Fhome%2Fdev%2Ftodo-api"]');
     expect(await text()).toContain(SAMPLE_ID);
-    expect(await text()).toContain("pause --project /home/dev/todo-api");
+    expect(await text()).toContain("throughline pause --project /home/dev/todo-api");
     await click(`a[href="/chain?s=${SAMPLE_ID}"]`);
     const t = await text();
     expect(t).toContain("Add a due date to todos");
-    expect(t).toContain("forget --session");
+    expect(t).toContain(`throughline forget --session ${SAMPLE_ID}`);
     expect(await page.$$eval("article.turn", (a) => a.length)).toBe(4);
     expect(await page.$$eval("details.l3", (d) => d.length)).toBeGreaterThan(0);
     expect(await page.$$eval("details.l3[open]", (d) => d.length)).toBe(0);

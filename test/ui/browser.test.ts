@@ -57,6 +57,7 @@ describe.skipIf(!CHROMIUM)("throughline ui in Chromium", () => {
     await world?.[Symbol.asyncDispose]();
   });
 
+  // biome-ignore lint/performance/useDomNodeTextContent: what the page displays, as a person reads it (not hidden text).
   const text = () => page.$eval("main", (m) => (m as unknown as { innerText: string }).innerText);
   const shot = (name: string) =>
     page.screenshot({ path: join(SHOTS, `${name}.png`) as `${string}.png`, fullPage: false });
@@ -105,6 +106,7 @@ describe.skipIf(!CHROMIUM)("throughline ui in Chromium", () => {
     await page.click("details.l3 summary");
     expect(await page.$$eval("details.l3[open]", (d) => d.length)).toBe(1);
     expect(
+      // biome-ignore lint/performance/useDomNodeTextContent: what the unfolded item displays, as a person reads it.
       await page.$eval("details.l3[open]", (d) => (d as unknown as { innerText: string }).innerText),
     ).toContain("input");
     expect(await text()).toContain("detail 2026-");

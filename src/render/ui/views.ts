@@ -3,6 +3,7 @@
  * database goes through the escape helper (`html` / `esc`, src/render/html.ts).
  */
 import type { ContextStats } from "../../core/context.ts";
+import { PAGE_SIZE } from "../../core/paging.ts";
 import type { SearchHit } from "../../core/search.ts";
 import { type Html, highlight, href, html } from "../html.ts";
 import type { MonitorRow } from "../monitor.ts";
@@ -156,7 +157,7 @@ export function chainPage(v: ChainView): string {
     oldestFirst.map((t) => ({ startedAt: t.startedAt, label: `turn ${t.number}`, anchor: anchorOf(t) })),
     oldestFirst.flatMap((t) => t.events),
   );
-  const from = (v.page - 1) * 50 + 1;
+  const from = (v.page - 1) * PAGE_SIZE + 1;
   return page(
     `chain ${v.live.slice(0, 8)}`,
     "projects",

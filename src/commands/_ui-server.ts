@@ -191,14 +191,27 @@ function routes(watcher: TranscriptWatcher, invocation: string): Record<string, 
     "/search": (db, url) => {
       const query = (url.searchParams.get("q") ?? "").trim();
       const words = searchWords(query);
-      if (words.length === 0) return searchPage({ query, terms: [], results: [], more: false, error: null });
-      const res = searchTurns(db, { kind: "all" }, words, SEARCH_KINDS, SEARCH_LIMIT);
+      if (words.length === 0)
+        return searchPage({
+          query,
+          terms: [],
+          results: [],
+          more: false,
+          error: null,
+          first: 1,
+          links: { prev: null, next: null },
+        });
+      // Ranking is over the whole match set: page N is the best N pages' last page.
+      const page = parsePage(url.searchParams.get("page"), SEARCH_LIMIT);
+      const res = searchTurns(db, { kind: "all" }, words, SEARCH_KINDS, page.offset + page.limit);
       return searchPage({
         query,
         terms: res.terms,
         more: res.more,
         error: null,
-        results: res.results.map((r) => {
+        first: page.offset + 1,
+        links: { prev: page.number > 1 ? page.number - 1 : null, next: res.more ? page.number + 1 : null },
+        results: res.results.slice(page.offset).map((r) => {
           const id = r.hit.turnNumber === null ? null : turnIdOf(db, r.hit.origin, r.hit.turnNumber);
           return {
             hit: r.hit,

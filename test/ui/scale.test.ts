@@ -83,6 +83,8 @@ describe(`${TURNS.toLocaleString("en-US")} turns`, () => {
     ["a chain's first page of turns", `/chain?s=${CHAIN}`, `prompt ${TURNS - 1} about`],
     ["a chain's 20th page", `/chain?s=${CHAIN}&page=20`, "older →"],
     ["the push", `/push?s=${CHAIN}`, "of 9,500"],
+    ["search, first page", "/search?q=parser", "Results 1–20, more on the next page"],
+    ["search, 2nd page", "/search?q=parser&page=2", "Results 21–40"],
   ] as const)
     test(`${name}: first answer in under 100 ms`, async () => {
       await timedGet(path); // the page cache warmed once, as a browser's second look would find it

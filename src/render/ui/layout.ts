@@ -40,13 +40,14 @@ export function pager(
   params: Record<string, string | number | null>,
   links: { prev: number | null; next: number | null },
   label: string,
+  words: [string, string] = ["← newer", "older →"],
 ): Html {
   if (links.prev === null && links.next === null) return html``;
   return html`<nav class="pager" aria-label="${label} pages">${
     links.prev !== null
-      ? html`<a rel="prev" href="${href(path, { ...params, page: links.prev })}">← newer</a>`
+      ? html`<a rel="prev" href="${href(path, { ...params, page: links.prev })}">${words[0]}</a>`
       : ""
-  } ${links.next !== null ? html`<a rel="next" href="${href(path, { ...params, page: links.next })}">older →</a>` : ""}</nav>`;
+  } ${links.next !== null ? html`<a rel="next" href="${href(path, { ...params, page: links.next })}">${words[1]}</a>` : ""}</nav>`;
 }
 
 /** A command to copy: the only way a view suggests a change. */

@@ -227,6 +227,9 @@ export interface SearchPageView {
   results: SearchResultView[];
   more: boolean;
   error: string | null;
+  /** The rank of the first result shown (1 on the first page). */
+  first: number;
+  links: Links;
 }
 
 export function searchPage(v: SearchPageView): string {
@@ -242,8 +245,9 @@ ${r.windows.map((w) => html`<pre class="snippet"><span class="muted">${w.label}:
     html`<h1>Search</h1>
 <form class="search" action="/search" method="get"><input type="search" name="q" value="${v.query}" aria-label="words" autofocus> <button type="submit">search</button></form>
 ${v.error ? html`<p class="error">${v.error}</p>` : ""}
-${v.query && !v.error ? html`<p>${v.results.length} result${v.results.length === 1 ? "" : "s"}${v.more ? " (more match: refine the words)" : ""}</p>` : ""}
-<ol class="results">${results}</ol>`,
+${v.query && !v.error ? html`<p>${v.results.length === 0 ? "No result" : `Results ${v.first}–${v.first + v.results.length - 1}`}${v.more ? ", more on the next page" : ""}</p>` : ""}
+<ol class="results" start="${v.first}">${results}</ol>
+${pager("/search", { q: v.query }, v.links, "results", ["← better matches", "more →"])}`,
   );
 }
 

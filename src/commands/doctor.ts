@@ -341,6 +341,12 @@ export default defineCommand({
     }
     // Beside Claude Code's own memory: information, never a problem (_doctor-memory.ts).
     checks.push(...memoryChecks(process.env, path, settingsFiles));
+    // Informational: where to see the memory (docs/ui.md).
+    checks.push({
+      name: "web view",
+      ok: true,
+      detail: `\`${selfInvocation()} ui\` shows this memory in a local, read-only page (docs/ui.md)`,
+    });
     const problems = checks.filter((c) => !c.ok).length;
     if (args.json)
       printJson({ schema: "throughline.doctor.v1", database: path, problems, checks, ...db.extra });

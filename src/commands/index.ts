@@ -26,4 +26,5 @@ export const commands: Record<string, Loader> = {
   forget: () => import("./forget.ts").then((m) => m.default),
   pause: () => import("./pause.ts").then((m) => m.default),
   resume: () => import("./pause.ts").then((m) => m.resume),
+  ui: () => import("./ui.ts").then((m) => m.default),
 };

@@ -3,37 +3,21 @@ import { formatIso } from "../core/clock.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import {
-  bitCount,
-  COVERAGE_TERMS,
-  caseFolds,
-  distinctTerms,
-  foldCase,
-  indexable,
   isSearchKind,
-  type Ranked,
-  rankCandidates,
-  rankTurns,
-  SEARCH_CANDIDATES,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_KINDS,
-  SEARCH_TERM_CANDIDATES,
-  type SearchCandidate,
   type SearchHit,
   type SearchKind,
-  termsOf,
-  textMatch,
-  windowRows,
-  windowsOf,
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { openForRead } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
-import { searchCandidates, searchHits } from "../db/queries/search.ts";
 import { ThroughlineError } from "../errors.ts";
-import { renderSearch, type SearchView, type SearchWindow, searchJson } from "../render/search.ts";
+import { renderSearch, type SearchView, searchJson } from "../render/search.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { envChain, parseCount, SESSION_ENV } from "./_pull-args.ts";
+import { rankedMatches, searchTurns, type TurnResult } from "./_search-turns.ts";
 
 function resolveScope(
   db: Database,
@@ -64,127 +48,10 @@ function resolveScope(
   return { scope: { kind: "project", project }, label: `project ${project}` };
 }
 
+export { rankedMatches, searchTurns, type TurnResult };
+
 function detailCommand(h: SearchHit): string {
   return commandLine(selfInvocation(), "detail", formatIso(h.at), "--session", h.session);
-}
-
-/**
- * Every matching row of the scope, ranked: the newest SEARCH_CANDIDATES rows per index holding
- * every term; and, with several terms, the newest SEARCH_TERM_CANDIDATES rows of each term on
- * its own, so that a turn holding the terms in different rows is found. Those are not read when
- * `limit` turns hold every term in one row already: no other turn can rank above them
- * (core/search.ts rankTurns), and `capped` then says that more may match.
- */
-export function rankedMatches(
-  db: Database,
-  scope: Scope,
-  words: readonly string[],
-  kinds: readonly SearchKind[],
-  limit = Number.POSITIVE_INFINITY,
-): { ranked: Ranked[]; capped: boolean; terms: string[] } {
-  const terms = distinctTerms(words);
-  const folds = caseFolds(terms);
-  const query = (sub: readonly string[]) => ({ scope, ...textMatch(sub, false, foldCase), folds });
-  const all = terms.slice(0, COVERAGE_TERMS).reduce((bits, _, i) => bits | (1 << i), 0);
-  const lists = kinds.map(() => new Map<number, SearchCandidate>());
-  let capped = false;
-  const add = (k: number, found: { candidates: SearchCandidate[]; capped: boolean }, bits: number) => {
-    capped ||= found.capped;
-    const list = lists[k]!;
-    for (const c of found.candidates) {
-      const seen = list.get(c.id);
-      if (seen) seen.terms = (seen.terms ?? 0) | bits;
-      else {
-        c.terms = bits;
-        list.set(c.id, c);
-      }
-    }
-  };
-  kinds.forEach((k, i) => {
-    add(i, searchCandidates(db, k, query(terms), SEARCH_CANDIDATES), all);
-  });
-  if (terms.length > 1) {
-    const whole = new Set<string | number>();
-    for (const list of lists) for (const c of list.values()) whole.add(c.turn ?? `${c.kind}:${c.id}`);
-    if (whole.size >= limit) capped = true;
-    else
-      kinds.forEach((k, i) => {
-        terms.forEach((t, bit) => {
-          if (indexable(t) && bit < COVERAGE_TERMS)
-            add(i, searchCandidates(db, k, query([t]), SEARCH_TERM_CANDIDATES), 1 << bit);
-        });
-      });
-  }
-  return {
-    ranked: rankCandidates(
-      lists.map((l) => [...l.values()]),
-      terms,
-    ),
-    capped,
-    terms,
-  };
-}
-
-/** A result: one turn, its best row, the context of each term it holds, and what else matched. */
-export interface TurnResult {
-  hit: SearchHit;
-  /** How many rows of each kind matched in the turn, best first (the first is the hit's). */
-  matched: { kind: SearchKind; label: string; rows: number }[];
-  /** The query's terms the turn holds, in query order. */
-  terms: string[];
-  /** Lines of context around the terms, the hit's own row first. */
-  windows: SearchWindow[];
-}
-
-/**
- * The best `limit` turns for the terms (docs/search.md, "Ranking"), with whether more matched
- * and whether any turn holds every term.
- */
-export function searchTurns(
-  db: Database,
-  scope: Scope,
-  words: readonly string[],
-  kinds: readonly SearchKind[],
-  limit: number,
-): { results: TurnResult[]; more: boolean; anyWord: boolean; terms: string[] } {
-  const { ranked, capped, terms } = rankedMatches(db, scope, words, kinds, limit);
-  const turns = rankTurns(ranked, terms.length);
-  const shown = turns.slice(0, limit);
-  const rows = shown.map((t) => ({ turn: t, windows: windowRows(t) }));
-  const hits = new Map<string, SearchHit>();
-  for (const k of kinds) {
-    const ids = new Map<number, Ranked>();
-    for (const r of rows)
-      for (const m of [r.turn.best, ...r.windows.map((w) => w.row)]) if (m.kind === k) ids.set(m.id, m);
-    for (const h of searchHits(db, k, [...ids.values()])) hits.set(`${h.kind}:${h.id}`, h);
-  }
-  const results: TurnResult[] = [];
-  for (const { turn, windows } of rows) {
-    const hit = hits.get(`${turn.best.kind}:${turn.best.id}`);
-    if (!hit) continue;
-    const matched: TurnResult["matched"] = [];
-    for (const m of turn.members) {
-      const same = matched.find((x) => x.kind === m.kind && x.label === m.label);
-      if (same) same.rows++;
-      else matched.push({ kind: m.kind, label: m.label, rows: 1 });
-    }
-    const lines: SearchWindow[] = [];
-    for (const w of windows) {
-      const text = hits.get(`${w.row.kind}:${w.row.id}`)?.text;
-      if (text === undefined) continue;
-      const own = w.row === turn.best;
-      for (const line of windowsOf(text, termsOf(w.terms, terms)))
-        lines.push({ kind: w.row.kind, label: w.row.label, own, text: line });
-    }
-    results.push({ hit, matched, terms: termsOf(turn.terms, terms), windows: lines });
-  }
-  const every = Math.min(terms.length, COVERAGE_TERMS);
-  return {
-    results,
-    more: turns.length > limit || capped,
-    anyWord: terms.length > 1 && turns.length > 0 && !turns.some((t) => bitCount(t.terms) >= every),
-    terms,
-  };
 }
 
 export default defineCommand({

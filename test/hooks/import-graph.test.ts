@@ -13,6 +13,11 @@ const FORBIDDEN = [
   /src\/render\//,
   /src\/commands\//,
   /src\/main\.ts/,
+  // The web view (`throughline ui`): its server, pages, guard, paging and queries.
+  /src\/core\/ui-guard\.ts/,
+  /src\/core\/paging\.ts/,
+  /src\/db\/queries\/ui\.ts/,
+  /node_modules\/puppeteer/,
 ];
 
 /**
@@ -138,4 +143,33 @@ describe("hook import graph", () => {
       const bad = inputs.filter((i) => FORBIDDEN.some((re) => re.test(i)));
       expect(bad).toEqual([]);
     });
+
+  test("the web view loads only behind `ui`: no hook and no other command reaches it", () => {
+    const commandsDir = join(REPO, "src", "commands");
+    const web =
+      /src\/(commands\/_ui-server|commands\/ui|render\/ui\/|render\/html|core\/ui-guard|core\/paging|db\/queries\/ui)/;
+    const others = readdirSync(commandsDir)
+      .filter((f) => f.endsWith(".ts") && f !== "ui.ts" && f !== "_ui-server.ts" && f !== "index.ts")
+      .map((f) => join(commandsDir, f));
+    // Like staticGraph, past text modules (the demo's .jsonl) that are not code.
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file) || !file.endsWith(".ts")) return;
+      seen.add(file);
+      for (const imp of transpiler.scanImports(readFileSync(file, "utf8")))
+        if (imp.kind === "import-statement" && imp.path.startsWith("."))
+          visit(resolve(dirname(file), imp.path));
+    };
+    for (const e of [...entries, ...others]) visit(e);
+    const reached = [...seen].map((f) => f.slice(REPO.length + 1)).filter((f) => web.test(f));
+    expect(seen.size).toBeGreaterThan(50);
+    expect(reached).toEqual([]);
+    const index = readFileSync(join(commandsDir, "index.ts"), "utf8");
+    expect(
+      transpiler
+        .scanImports(index)
+        .filter((i) => i.kind === "import-statement")
+        .map((i) => i.path),
+    ).toEqual([]);
+  });
 });

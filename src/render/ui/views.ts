@@ -1,0 +1,284 @@
+/**
+ * The web view's pages (docs/ui.md): view model in, HTML string out. Every value from the
+ * database goes through the escape helper (`html` / `esc`, src/render/html.ts).
+ */
+import type { ContextStats } from "../../core/context.ts";
+import { PAGE_SIZE } from "../../core/paging.ts";
+import type { SearchHit } from "../../core/search.ts";
+import { type Html, highlight, href, html } from "../html.ts";
+import type { MonitorRow } from "../monitor.ts";
+import { chars, command, page, pager, when } from "./layout.ts";
+import { type AxisEvent, markClass, timelineSvg } from "./timeline.ts";
+
+type Links = { prev: number | null; next: number | null };
+
+/** Text longer than this is shown cut, with the command that prints it whole. */
+export const SHOWN_CHARS = 8000;
+
+function cut(text: string, max = SHOWN_CHARS): { text: string; cut: boolean } {
+  return text.length > max ? { text: text.slice(0, max), cut: true } : { text, cut: false };
+}
+
+function block(text: string, cls: string): Html {
+  const c = cut(text);
+  return html`<pre class="${cls}">${c.text}${c.cut ? html`<span class="cut"> … (cut at ${SHOWN_CHARS.toLocaleString("en-US")} characters)</span>` : ""}</pre>`;
+}
+
+export interface ProjectsView {
+  rows: {
+    project: string | null;
+    sessions: number;
+    chains: number;
+    turns: number;
+    chars: number;
+    last: number;
+  }[];
+  page: number;
+  links: Links;
+}
+
+export function projectsPage(v: ProjectsView): string {
+  const rows = v.rows.map(
+    (
+      r,
+    ) => html`<tr><td><a href="${href("/project", { p: r.project ?? "" })}">${r.project ?? "(no project)"}</a></td>
+<td class="n">${r.sessions}</td><td class="n">${r.chains}</td><td class="n">${r.turns}</td><td class="n">${chars(r.chars)}</td><td>${when(r.last)}</td></tr>`,
+  );
+  return page(
+    "Projects",
+    "projects",
+    html`<h1>Projects</h1>
+${
+  v.rows.length === 0
+    ? html`<p class="empty">No session recorded yet.</p>`
+    : html`<table class="list"><thead><tr><th>project</th><th>sessions</th><th>chains</th><th>turns</th><th>size (L2)</th><th>last activity (UTC)</th></tr></thead>
+<tbody>${rows}</tbody></table>`
+}
+${pager("/", {}, v.links, "projects")}`,
+  );
+}
+
+export interface ProjectView {
+  project: string | null;
+  chains: {
+    id: string;
+    sessions: number;
+    turns: number;
+    created_at: number;
+    updated_at: number;
+    fork: number;
+    last: number | null;
+  }[];
+  links: Links;
+  pauseCommand: string | null;
+}
+
+export function projectPage(v: ProjectView): string {
+  const rows = v.chains.map(
+    (
+      c,
+    ) => html`<tr><td><a href="${href("/chain", { s: c.id })}"><code>${c.id}</code></a>${c.fork ? html` <span class="tag">fork</span>` : ""}</td>
+<td class="n">${c.sessions}</td><td class="n">${c.turns}</td><td>${when(c.created_at)}</td><td>${when(c.last ?? c.updated_at)}</td>
+<td><a href="${href("/push", { s: c.id })}">push</a></td></tr>`,
+  );
+  return page(
+    v.project ?? "(no project)",
+    "projects",
+    html`<p class="crumbs"><a href="/">Projects</a> /</p><h1>${v.project ?? "(no project)"}</h1>
+<table class="list"><thead><tr><th>chain (live end)</th><th>sessions</th><th>turns</th><th>started</th><th>last activity (UTC)</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table>
+${pager("/project", { p: v.project ?? "" }, v.links, "chains")}
+${v.pauseCommand ? html`<h2>Stop capturing this project</h2><p>The web view changes nothing. To pause capture here, run:</p>${command(v.pauseCommand)}` : ""}`,
+  );
+}
+
+export interface DetailItem {
+  kind: string;
+  toolName: string | null;
+  input: string | null;
+  output: string | null;
+  isError: boolean;
+}
+
+export interface TurnView {
+  id: number;
+  origin: string;
+  number: number;
+  startedAt: number;
+  endedAt: number;
+  user: string;
+  assistant: string;
+  summary: string | null;
+  details: DetailItem[];
+  events: AxisEvent[];
+  detailCommand: string;
+}
+
+function anchorOf(t: { origin: string; number: number }): string {
+  return `turn-${t.origin.slice(0, 8)}-${t.number}`;
+}
+
+function detailItem(d: DetailItem): Html {
+  const label = d.toolName ? `${d.kind} · ${d.toolName}` : d.kind;
+  return html`<details class="l3${d.isError ? " error" : ""}"><summary>${label}${d.isError ? " (error)" : ""}</summary>
+${d.input ? html`<div class="io"><span class="io-label">input</span>${block(d.input, "l3-text")}</div>` : ""}
+${d.output ? html`<div class="io"><span class="io-label">output</span>${block(d.output, "l3-text")}</div>` : ""}
+</details>`;
+}
+
+export function turnArticle(t: TurnView, opts: { link: boolean }): Html {
+  const events = t.events.map(
+    (e) =>
+      html`<li class="${markClass(e.type)}"><time>${when(e.ts).slice(11)}</time> <b>${e.type}</b> ${e.summary}</li>`,
+  );
+  return html`<article class="turn" id="${anchorOf(t)}">
+<h3>${opts.link ? html`<a href="${href("/turn", { id: t.id })}">turn ${t.number}</a>` : html`turn ${t.number}`} <time>${when(t.startedAt)}</time> <span class="origin">${t.origin.slice(0, 8)}</span></h3>
+<p class="l1"><span class="layer">L1</span> ${t.summary ?? html`<span class="muted">(no summary yet)</span>`}</p>
+<div class="l2"><span class="layer">L2</span><div class="who">prompt</div>${block(t.user, "prompt")}<div class="who">reply</div>${block(t.assistant, "reply")}</div>
+${t.details.length > 0 ? html`<div class="l3s"><span class="layer">L3</span> ${t.details.length} item${t.details.length === 1 ? "" : "s"}${t.details.map(detailItem)}</div>` : ""}
+${events.length > 0 ? html`<ul class="events">${events}</ul>` : ""}
+</article>`;
+}
+
+export interface ChainView {
+  live: string;
+  project: string | null;
+  sessions: { id: string; turns: number; created_at: number }[];
+  total: number;
+  page: number;
+  turns: TurnView[];
+  links: Links;
+  forgetCommand: string;
+}
+
+export function chainPage(v: ChainView): string {
+  const oldestFirst = [...v.turns].reverse();
+  const axis = timelineSvg(
+    oldestFirst.map((t) => ({ startedAt: t.startedAt, label: `turn ${t.number}`, anchor: anchorOf(t) })),
+    oldestFirst.flatMap((t) => t.events),
+  );
+  const from = (v.page - 1) * PAGE_SIZE + 1;
+  return page(
+    `chain ${v.live.slice(0, 8)}`,
+    "projects",
+    html`<p class="crumbs"><a href="/">Projects</a> / <a href="${href("/project", { p: v.project ?? "" })}">${v.project ?? "(no project)"}</a> /</p>
+<h1>Chain <code>${v.live}</code></h1>
+<p>${v.total} turn${v.total === 1 ? "" : "s"} in ${v.sessions.length} session${v.sessions.length === 1 ? "" : "s"} · <a href="${href("/push", { s: v.live })}">the push it would get now</a></p>
+<p class="sessions">${v.sessions.map((s) => html`<span class="session"><code>${s.id.slice(0, 8)}</code> ${s.turns} turns, from ${when(s.created_at)}</span> `)}</p>
+<h2>Turns ${v.turns.length > 0 ? `${from}–${from + v.turns.length - 1}` : ""}, newest first</h2>
+${axis}
+${pager("/chain", { s: v.live }, v.links, "turns")}
+${v.turns.map((t) => turnArticle(t, { link: true }))}
+${pager("/chain", { s: v.live }, v.links, "turns")}
+<h2>Forget this chain</h2><p>The web view changes nothing. To delete this session's memory for good, run:</p>${command(v.forgetCommand)}`,
+  );
+}
+
+export function turnPage(t: TurnView, live: string): string {
+  return page(
+    `turn ${t.number}`,
+    "projects",
+    html`<p class="crumbs"><a href="/">Projects</a> / <a href="${href("/chain", { s: live })}">chain ${live.slice(0, 8)}</a> /</p>
+<h1>Turn ${t.number} of <code>${t.origin}</code></h1>
+${turnArticle(t, { link: false })}
+<p>In the terminal:</p>${command(t.detailCommand)}`,
+  );
+}
+
+export interface PushView {
+  live: string;
+  text: string;
+  stats: ContextStats;
+  command: string;
+}
+
+export function pushPage(v: PushView): string {
+  const s = v.stats;
+  const used = Math.min(1, s.total_chars / s.budget);
+  return page(
+    `push ${v.live.slice(0, 8)}`,
+    "projects",
+    html`<p class="crumbs"><a href="/">Projects</a> / <a href="${href("/chain", { s: v.live })}">chain ${v.live.slice(0, 8)}</a> /</p>
+<h1>The push if this chain were continued now</h1>
+<svg class="budget" viewBox="0 0 400 16" width="400" height="16" role="img" aria-label="budget use"><rect class="budget-all" x="0" y="0" width="400" height="16"></rect><rect class="budget-used" x="0" y="0" width="${(used * 400).toFixed(1)}" height="16"></rect></svg>
+<table class="stats"><tbody>
+<tr><th>characters</th><td>${s.total_chars.toLocaleString("en-US")} of ${s.budget.toLocaleString("en-US")} (${Math.round(used * 100)} %)</td></tr>
+<tr><th>turns pushed whole</th><td>${s.injected_turns}${s.truncated_newest ? " (the newest cut)" : ""}</td></tr>
+<tr><th>in brief</th><td>${s.brief_turns}</td></tr>
+<tr><th>window turns left to pull</th><td>${s.remaining_turns}</td></tr>
+<tr><th>older turns</th><td>${s.older_turns} (${s.older_summarized} summarized)</td></tr>
+<tr><th>boundary</th><td>${s.boundary ?? "—"}</td></tr>
+</tbody></table>
+<pre class="push">${v.text}</pre>
+<p>The same text in the terminal:</p>${command(v.command)}`,
+  );
+}
+
+export interface SearchResultView {
+  hit: SearchHit;
+  terms: string[];
+  windows: { label: string; text: string }[];
+  link: string | null;
+}
+
+export interface SearchPageView {
+  query: string;
+  terms: string[];
+  results: SearchResultView[];
+  more: boolean;
+  error: string | null;
+  /** The rank of the first result shown (1 on the first page). */
+  first: number;
+  links: Links;
+}
+
+export function searchPage(v: SearchPageView): string {
+  const results = v.results.map(
+    (
+      r,
+    ) => html`<li class="result"><p><a href="${r.link ?? "#"}">${when(r.hit.at)} · turn ${r.hit.turnNumber ?? "—"}</a> <span class="origin">${r.hit.session.slice(0, 8)}</span> <span class="tag">${r.hit.label}</span></p>
+${r.windows.map((w) => html`<pre class="snippet"><span class="muted">${w.label}:</span> ${highlight(w.text, v.terms)}</pre>`)}</li>`,
+  );
+  return page(
+    v.query ? `search ${v.query}` : "search",
+    "search",
+    html`<h1>Search</h1>
+<form class="search" action="/search" method="get"><input type="search" name="q" value="${v.query}" aria-label="words" autofocus> <button type="submit">search</button></form>
+${v.error ? html`<p class="error">${v.error}</p>` : ""}
+${v.query && !v.error ? html`<p>${v.results.length === 0 ? "No result" : `Results ${v.first}–${v.first + v.results.length - 1}`}${v.more ? ", more on the next page" : ""}</p>` : ""}
+<ol class="results" start="${v.first}">${results}</ol>
+${pager("/search", { q: v.query }, v.links, "results", ["← better matches", "more →"])}`,
+  );
+}
+
+export interface LivePageView {
+  rows: MonitorRow[];
+  idleHidden: number;
+  idleMinutes: number;
+  now: number;
+}
+
+export function livePage(v: LivePageView): string {
+  const rows = v.rows.map((r) => {
+    const share = r.used === null ? null : r.used / r.window;
+    return html`<tr><td><code>${r.sessionId.slice(0, 8)}</code></td><td>${r.project}</td><td>${r.model ?? "—"}</td>
+<td class="n">${r.used === null ? "—" : `${r.used.toLocaleString("en-US")} / ${r.window.toLocaleString("en-US")}`}</td>
+<td><svg class="gauge" viewBox="0 0 100 10" width="100" height="10" role="img" aria-label="context use"><rect class="budget-all" x="0" y="0" width="100" height="10"></rect><rect class="budget-used" x="0" y="0" width="${((share ?? 0) * 100).toFixed(1)}" height="10"></rect></svg> ${share === null ? "" : `${Math.round(share * 100)} %`}</td>
+<td>${when(r.lastActivity)}</td></tr>`;
+  });
+  return page(
+    "Live sessions",
+    "live",
+    html`<h1>Live sessions</h1>
+<p>Sessions that wrote their transcript in the last ${v.idleMinutes} minutes, as <code>monitor --all</code> shows them${v.idleHidden > 0 ? ` (${v.idleHidden} idle left out)` : ""}. Reload to refresh.</p>
+${v.rows.length === 0 ? html`<p class="empty">No live session.</p>` : html`<table class="list"><thead><tr><th>session</th><th>project</th><th>model</th><th>context used</th><th></th><th>last activity (UTC)</th></tr></thead><tbody>${rows}</tbody></table>`}`,
+  );
+}
+
+export function errorPage(status: number, message: string): string {
+  return page(
+    String(status),
+    null,
+    html`<h1>${status}</h1><p class="error">${message}</p><p><a href="/">Projects</a></p>`,
+  );
+}

@@ -1,0 +1,179 @@
+/**
+ * The web view in a real browser (docs/ui.md): the system's headless Chromium driven by
+ * puppeteer-core loads every view over replayed fixtures, searches, opens a turn and checks what
+ * the page shows; a hostile transcript executes nothing; the database's bytes do not change.
+ * Writes a screenshot of each view to docs/ui/. Skips only when no Chromium is installed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Browser, Page } from "puppeteer-core";
+import { REPO } from "../helpers/db.ts";
+import { chromiumPath, dbState, HOSTILE_ID, SAMPLE_ID, type UiWorld, uiWorld } from "../helpers/ui.ts";
+
+const CHROMIUM = chromiumPath();
+if (!CHROMIUM)
+  console.warn(
+    "test/ui/browser.test.ts: no chromium binary on PATH; the browser tests are skipped (.ci/run installs it)",
+  );
+
+const SHOTS = join(REPO, "docs", "ui");
+
+describe.skipIf(!CHROMIUM)("throughline ui in Chromium", () => {
+  let world: UiWorld;
+  let browser: Browser;
+  let page: Page;
+  let before: ReturnType<typeof dbState>;
+  const dialogs: string[] = [];
+  const foreign: string[] = [];
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    world = await uiWorld();
+    before = dbState(world.db);
+    const puppeteer = (await import("puppeteer-core")).default;
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM!,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions"],
+    });
+    page = await browser.newPage();
+    await page.setViewport({ width: 1200, height: 900 });
+    page.on("dialog", async (d) => {
+      dialogs.push(d.message());
+      await d.dismiss();
+    });
+    page.on("request", (r) => {
+      const u = r.url();
+      if (!u.startsWith(`${world.origin}/`) && !u.startsWith("data:")) foreign.push(u);
+    });
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    page.on("pageerror", (e) => consoleErrors.push(String(e)));
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await world?.[Symbol.asyncDispose]();
+  });
+
+  // biome-ignore lint/performance/useDomNodeTextContent: what the page displays, as a person reads it (not hidden text).
+  const text = () => page.$eval("main", (m) => (m as unknown as { innerText: string }).innerText);
+  const shot = (name: string) =>
+    page.screenshot({ path: join(SHOTS, `${name}.png`) as `${string}.png`, fullPage: false });
+  const click = async (selector: string) => {
+    await Promise.all([page.waitForNavigation(), page.click(selector)]);
+  };
+
+  test("the token in the URL becomes an HttpOnly cookie and leaves the address bar", async () => {
+    await page.goto(world.server.url);
+    expect(page.url()).toBe(`${world.origin}/`);
+    const cookies = await browser.cookies();
+    const c = cookies.find((k) => k.name === "tl_ui");
+    expect(c?.httpOnly).toBe(true);
+    expect(c?.sameSite).toBe("Strict");
+  });
+
+  test("projects: sessions, chains, turns, size, last activity", async () => {
+    await page.goto(`${world.origin}/`);
+    const t = await text();
+    expect(t).toContain("/home/dev/todo-api");
+    expect(t).toContain("last activity");
+    await shot("projects");
+  });
+
+  test("a project, then its chain: turns with L1, L2, folded L3 and activity on an SVG axis", async () => {
+    await page.goto(`${world.origin}/`);
+    await click('a[href="/project?p=%2Fhome%2Fdev%2Ftodo-api"]');
+    expect(await text()).toContain(SAMPLE_ID);
+    expect(await text()).toContain("throughline pause --project /home/dev/todo-api");
+    await click(`a[href="/chain?s=${SAMPLE_ID}"]`);
+    const t = await text();
+    expect(t).toContain("Add a due date to todos");
+    expect(t).toContain(`throughline forget --session ${SAMPLE_ID}`);
+    expect(await page.$$eval("article.turn", (a) => a.length)).toBe(4);
+    expect(await page.$$eval("details.l3", (d) => d.length)).toBeGreaterThan(0);
+    expect(await page.$$eval("details.l3[open]", (d) => d.length)).toBe(0);
+    expect(await page.$$eval("svg.timeline circle", (c) => c.length)).toBeGreaterThan(0);
+    expect(await page.$$eval("svg.timeline circle.ev-edit", (c) => c.length)).toBeGreaterThan(0);
+    await shot("chain");
+  });
+
+  test("a turn: open a folded tool call and read its output", async () => {
+    await page.goto(`${world.origin}/chain?s=${SAMPLE_ID}`);
+    await click("article.turn:has(details.l3) h3 a");
+    expect(page.url()).toContain("/turn?id=");
+    await page.click("details.l3 summary");
+    expect(await page.$$eval("details.l3[open]", (d) => d.length)).toBe(1);
+    expect(
+      // biome-ignore lint/performance/useDomNodeTextContent: what the unfolded item displays, as a person reads it.
+      await page.$eval("details.l3[open]", (d) => (d as unknown as { innerText: string }).innerText),
+    ).toContain("input");
+    expect(await text()).toContain("detail 2026-");
+    await shot("turn");
+  });
+
+  test("the push: the text the model would get now and its budget use", async () => {
+    await page.goto(`${world.origin}/chain?s=${SAMPLE_ID}`);
+    await click(`a[href="/push?s=${SAMPLE_ID}"]`);
+    const t = await text();
+    expect(t).toContain("of 9,500");
+    expect(await page.$eval("pre.push", (p) => p.textContent ?? "")).toContain(`--session ${SAMPLE_ID}`);
+    await shot("push");
+  });
+
+  test("search: type words, see them marked, follow a result to its turn", async () => {
+    await page.goto(`${world.origin}/search`);
+    await page.type("form.search input[name=q]", "due date");
+    await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+    expect(page.url()).toContain("/search?q=due+date");
+    const marks = await page.$$eval("mark", (m) => m.map((x) => x.textContent?.toLowerCase()));
+    expect(marks.length).toBeGreaterThan(0);
+    expect(marks.every((m) => m === "due" || m === "date" || m === "due date")).toBe(true);
+    await shot("search");
+    await click("li.result a");
+    expect(page.url()).toContain("/turn?id=");
+    expect((await text()).toLowerCase()).toContain("due");
+  });
+
+  test("live sessions: context use from the transcripts", async () => {
+    await page.goto(`${world.origin}/live`);
+    const t = await text();
+    expect(t).toContain("a1a1a1a1");
+    expect(await page.$$eval("svg.gauge", (g) => g.length)).toBe(1);
+    await shot("live");
+  });
+
+  test("a hostile transcript displays as text and executes nothing", async () => {
+    await page.goto(`${world.origin}/`);
+    expect(await text()).toContain('/home/dev/evil"><script>alert(1)</script>');
+    await page.goto(`${world.origin}/chain?s=${HOSTILE_ID}`);
+    const t = await text();
+    expect(t).toContain("<script>alert(1)</script>");
+    expect(t).toContain("<img src=x onerror=alert(1)>");
+    expect(t).toContain("[x](javascript:alert(1))");
+    expect(t).toContain("⟦U+202E⟧");
+    expect(t).not.toContain("\u202e");
+    await page.$$eval("details.l3", (ds) => {
+      for (const d of ds) (d as unknown as { open: boolean }).open = true;
+    });
+    expect(await page.$$eval("main script, main img, main iframe, main style", (e) => e.length)).toBe(0);
+    expect(await page.$$eval('main a[href^="javascript"]', (e) => e.length)).toBe(0);
+    await shot("hostile");
+    await click("article.turn h3 a");
+    await page.goto(`${world.origin}/search?q=onerror`);
+    expect(await page.$$eval("li.result", (r) => r.length)).toBeGreaterThan(0);
+    await page.goto(`${world.origin}/push?s=${HOSTILE_ID}`);
+    expect(await page.$eval("pre.push", (p) => p.textContent ?? "")).toContain("<script>");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(dialogs).toEqual([]);
+    expect(foreign).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  test("after browsing every view the database's bytes are unchanged", () => {
+    const after = dbState(world.db);
+    expect(after.hash).toBe(before.hash);
+    expect(after.wal === null || after.wal === 0).toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * A replay SIGKILLed while it defers its full-text indexing to its pass (docs/search.md, "During
+ * a bulk ingest"): at many points over the run, from the first files to the last pass. After
+ * each kill the database is whole, the next writer's open (what every writing hook runs) or a
+ * rerun completes the index, and search answers what an uninterrupted run answers.
+ */
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { replay } from "../../src/capture/replay.ts";
+import { openForWrite } from "../../src/db/open.ts";
+import { FIXTURES, SAMPLE, tempDir } from "../helpers/db.ts";
+import { indexState, queriesOf, searchOutputs } from "../helpers/fts.ts";
+import { CLI, childEnv, corpusFiles, finished, SCALE } from "./harness.ts";
+
+const KILLS = 10 * SCALE;
+
+function inputs(): string[] {
+  const corpus = corpusFiles().filter((f) => SCALE > 1 || /spotter-(258c7280|ae4a77f8)/.test(f));
+  return [join(FIXTURES, "transcripts"), join(FIXTURES, "activity"), SAMPLE, ...corpus];
+}
+
+/** Integrity, whether a deferral is left, and rows of the base tables the indexes lack. */
+function inspect(path: string) {
+  const db = new Database(path);
+  try {
+    const n = (sql: string) => (db.query(sql).get() as { n: number }).n;
+    return {
+      integrity: (db.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check,
+      deferral: n("SELECT count(*) AS n FROM fts_deferral"),
+      unindexed:
+        n("SELECT count(*) AS n FROM bodies WHERE id NOT IN (SELECT rowid FROM bodies_fts)") +
+        n("SELECT count(*) AS n FROM events WHERE id NOT IN (SELECT rowid FROM events_fts)"),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe("a bulk ingest killed while its indexing is deferred (docs/testing.md, reliability tier)", () => {
+  test(`replay SIGKILLed at ${KILLS} points: integrity ok, the next writer completes the index, search unchanged`, async () => {
+    using dir = tempDir("tl-bulk-crash-");
+    const files = inputs();
+    const env = childEnv({});
+    const ref = join(dir.path, "ref.db");
+    const rdb = openForWrite(ref);
+    replay(rdb, files);
+    rdb.close();
+    const want = indexState(ref);
+    const queries = queriesOf(ref, 5, 24);
+    const wantSearch = await searchOutputs(ref, queries);
+    const run = (db: string) =>
+      Bun.spawn(["bun", CLI, "replay", ...files, "--db", db], { env, stdout: "pipe", stderr: "pipe" });
+
+    // How long an unkilled run takes here (the shorter of two: the first also warms the caches).
+    let span = Number.POSITIVE_INFINITY;
+    for (const name of ["timed-1.db", "timed-2.db"]) {
+      const t0 = performance.now();
+      const timed = await finished(run(join(dir.path, name)));
+      span = Math.min(span, performance.now() - t0);
+      expect(timed.exitCode).toBe(0);
+    }
+
+    let killed = 0;
+    let leftDeferred = 0;
+    for (let k = 0; k < KILLS; k++) {
+      const db = join(dir.path, `k${k}.db`);
+      // From the process's start-up to past its end: the last ones land in the final pass.
+      const delay = Math.floor(span * (0.15 + (0.85 * k) / Math.max(1, KILLS - 1)));
+      const p = run(db);
+      const timer = setTimeout(() => p.kill("SIGKILL"), delay);
+      const r = await finished(p);
+      clearTimeout(timer);
+      if (r.signal === "SIGKILL") killed++;
+      else expect(r.exitCode).toBe(0);
+      if (Bun.file(db).size === 0) continue; // killed before the database existed
+      const after = inspect(db);
+      expect(after.integrity).toBe("ok");
+      if (after.deferral > 0) leftDeferred++;
+      if (k % 2 === 0) {
+        // The next writer, whoever it is, finds the owner gone and completes the index.
+        openForWrite(db).close();
+        expect({ k, ...inspect(db) }).toEqual({ k, integrity: "ok", deferral: 0, unindexed: 0 });
+      }
+      // A rerun (resumable: it adds only what the killed run did not commit) converges.
+      const again = await finished(run(db));
+      expect(again.exitCode).toBe(0);
+      expect({ k, ...inspect(db) }).toEqual({ k, integrity: "ok", deferral: 0, unindexed: 0 });
+      expect({ k, state: indexState(db) }).toEqual({ k, state: want });
+      expect(await searchOutputs(db, queries)).toEqual(wantSearch);
+    }
+    // Runs really died, and some while rows waited for the pass, or nothing was tested.
+    expect(killed).toBeGreaterThanOrEqual(KILLS / 2);
+    expect(leftDeferred).toBeGreaterThan(0);
+  }, 300_000);
+});

@@ -92,6 +92,8 @@ export interface ReplayOptions {
    * bulk ingest"); default true. False keeps the per-row triggers (the tests' reference).
    */
   deferIndex?: boolean;
+  /** Files per chunk (default CHUNK_FILES; tests make chunks small). */
+  chunkFiles?: number;
 }
 
 /**
@@ -119,7 +121,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
   const fileDone = (bytes: number) => {
     chunkFiles++;
     chunkBytes += bytes;
-    if (owner && (chunkFiles >= CHUNK_FILES || chunkBytes >= CHUNK_BYTES)) {
+    if (owner && (chunkFiles >= (opts.chunkFiles ?? CHUNK_FILES) || chunkBytes >= CHUNK_BYTES)) {
       indexDeferred(db, owner, Date.now());
       chunkFiles = 0;
       chunkBytes = 0;

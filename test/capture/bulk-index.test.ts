@@ -25,13 +25,14 @@ const CORPUS_TRANSCRIPTS = join(CORPUS, "transcripts");
 const CLI = join(REPO, "src", "cli.ts");
 
 /** Replay `inputs` into a new database at `path`; returns the most rows seen waiting for a pass. */
-function fill(path: string, inputs: string[], deferIndex: boolean): number {
+function fill(path: string, inputs: string[], deferIndex: boolean, chunkFiles?: number): number {
   const db = openForWrite(path);
   let waiting = 0;
   try {
     replay(db, inputs, {
       now: () => NOW,
       deferIndex,
+      ...(chunkFiles ? { chunkFiles } : {}),
       onProgress: () => {
         const c = deferredCounts(db);
         if (c) waiting = Math.max(waiting, c.bodies + c.details + c.events);
@@ -44,13 +45,13 @@ function fill(path: string, inputs: string[], deferIndex: boolean): number {
   return waiting;
 }
 
-async function compareBothWays(inputs: string[], every: number) {
+async function compareBothWays(inputs: string[], every: number, chunkFiles?: number) {
   using dir = tempDir("tl-bulk-");
   const perRow = join(dir.path, "per-row.db");
   const onePass = join(dir.path, "one-pass.db");
   expect(fill(perRow, inputs, false)).toBe(0);
   // The bulk path really deferred: rows waited for a pass while the files went in.
-  expect(fill(onePass, inputs, true)).toBeGreaterThan(0);
+  expect(fill(onePass, inputs, true, chunkFiles)).toBeGreaterThan(0);
   const want = indexState(perRow);
   expect(want.bodies_fts!.rows).toBeGreaterThan(0);
   expect(want.details_fts!.rows).toBeGreaterThan(0);
@@ -70,6 +71,36 @@ async function compareBothWays(inputs: string[], every: number) {
 describe("one-pass indexing of a bulk ingest", () => {
   test("the project's fixtures: the same index rows and search results as per-row triggers", async () => {
     await compareBothWays(FIXTURE_INPUTS, 1);
+  }, 60_000);
+
+  test("in chunks of 3 files: the same again, and each chunk's rows are searchable once it ends", async () => {
+    await compareBothWays(FIXTURE_INPUTS, 1, 3);
+    using dir = tempDir("tl-bulk-chunks-");
+    const db = openForWrite(join(dir.path, "tl.db"));
+    const seen: { done: number; waiting: number; indexed: number }[] = [];
+    try {
+      replay(db, FIXTURE_INPUTS, {
+        now: () => NOW,
+        chunkFiles: 3,
+        onProgress: (done) => {
+          const c = deferredCounts(db)!;
+          seen.push({
+            done,
+            waiting: c.bodies + c.details + c.events,
+            indexed: count(db, "SELECT count(*) AS n FROM bodies_fts"),
+          });
+        },
+      });
+    } finally {
+      db.close();
+    }
+    expect(seen.length).toBeGreaterThan(6);
+    for (const s of seen) {
+      // After the 3rd, 6th, … file the chunk's pass has run: nothing waits, and the index grew.
+      if (s.done % 3 === 0) expect(s).toEqual({ ...s, waiting: 0 });
+    }
+    expect(seen.find((s) => s.done === 3)!.indexed).toBeGreaterThan(0);
+    expect(seen.some((s) => s.done % 3 !== 0 && s.waiting > 0)).toBe(true);
   }, 60_000);
 
   test.skipIf(!existsSync(CORPUS_TRANSCRIPTS))(

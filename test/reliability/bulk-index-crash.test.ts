@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
+import { UNINDEXED_ATTACHMENT } from "../../src/db/schema.ts";
 import { FIXTURES, SAMPLE, tempDir } from "../helpers/db.ts";
 import { indexState, queriesOf, searchOutputs } from "../helpers/fts.ts";
 import { CLI, childEnv, corpusFiles, finished, SCALE } from "./harness.ts";
@@ -30,6 +31,9 @@ function inspect(path: string) {
       deferral: n("SELECT count(*) AS n FROM fts_deferral"),
       unindexed:
         n("SELECT count(*) AS n FROM bodies WHERE id NOT IN (SELECT rowid FROM bodies_fts)") +
+        n(
+          `SELECT count(*) AS n FROM details d WHERE NOT ${UNINDEXED_ATTACHMENT("d")} AND id NOT IN (SELECT rowid FROM details_fts)`,
+        ) +
         n("SELECT count(*) AS n FROM events WHERE id NOT IN (SELECT rowid FROM events_fts)"),
     };
   } finally {
@@ -93,4 +97,30 @@ describe("a bulk ingest killed while its indexing is deferred (docs/testing.md, 
     expect(killed).toBeGreaterThanOrEqual(KILLS / 2);
     expect(leftDeferred).toBeGreaterThan(0);
   }, 300_000);
+
+  test("4 replays at once into one database share the deferral: it ends, and every row is indexed once", async () => {
+    using dir = tempDir("tl-bulk-par-");
+    const files = inputs();
+    const ref = join(dir.path, "ref.db");
+    const rdb = openForWrite(ref);
+    replay(rdb, files);
+    rdb.close();
+    const rows = (path: string) =>
+      Object.fromEntries(Object.entries(indexState(path)).map(([k, v]) => [k, v.rows]));
+    const db = join(dir.path, "par.db");
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        finished(
+          Bun.spawn(["bun", CLI, "replay", ...(i % 2 ? [...files].reverse() : files), "--db", db], {
+            env: childEnv({}),
+            stdout: "pipe",
+            stderr: "pipe",
+          }),
+        ),
+      ),
+    );
+    expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(Array(4).fill([0, ""]));
+    expect(inspect(db)).toEqual({ integrity: "ok", deferral: 0, unindexed: 0 });
+    expect(rows(db)).toEqual(rows(ref));
+  }, 120_000);
 });

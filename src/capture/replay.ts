@@ -128,8 +128,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
     }
     tick();
   };
-  if (owner) beginDeferral(db, owner, Date.now());
-  try {
+  const ingestAll = () => {
     for (const file of mains) {
       const r = ingestTranscript(db, { path: file, now: now() });
       const c = originCounts(db, r.sessionId);
@@ -161,9 +160,21 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
       });
       fileDone(bytes);
     }
-  } finally {
-    // Also when a file failed: what was written is indexed, and this ingest no longer defers.
-    if (owner) endDeferral(db, owner, Date.now());
+  };
+  if (owner === null) ingestAll();
+  else {
+    beginDeferral(db, owner, Date.now());
+    try {
+      ingestAll();
+    } catch (err) {
+      // Also when a file failed: what was written is indexed, and this ingest no longer defers.
+      // Its own error says more than one of this pass (the next writer completes it then).
+      try {
+        endDeferral(db, owner, Date.now());
+      } catch {}
+      throw err;
+    }
+    endDeferral(db, owner, Date.now());
   }
   const sum = (k: keyof Omit<ReplaySession, "session_id" | "file">) => sessions.reduce((a, s) => a + s[k], 0);
   return {

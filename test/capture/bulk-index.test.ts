@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
@@ -110,6 +110,30 @@ describe("one-pass indexing of a bulk ingest", () => {
     },
     120_000,
   );
+
+  test("a replay that fails on a file ends its deferral: what it wrote is indexed, the error is the file's", () => {
+    using dir = tempDir("tl-bulk-fail-");
+    const files = ["a", "b"].map((n) => join(dir.path, `${n}.jsonl`));
+    for (const [i, f] of files.entries()) {
+      const b = new TranscriptBuilder(`bulk-fail-${i}`, "/home/dev/bulkfail");
+      b.user(`plovernaut prompt ${i}`).say("answer");
+      writeFileSync(f, b.text());
+    }
+    const db = openForWrite(join(dir.path, "tl.db"));
+    try {
+      // The second file is gone by the time its turn comes.
+      expect(() =>
+        replay(db, [dir.path], { now: () => NOW, onProgress: () => rmSync(files[1]!, { force: true }) }),
+      ).toThrow(/transcript not found/);
+      expect(deferredCounts(db)).toBeNull();
+      expect(count(db, "SELECT count(*) AS n FROM fts_deferral_owners")).toBe(0);
+      expect(
+        count(db, "SELECT count(*) AS n FROM bodies_fts WHERE bodies_fts MATCH 'plo AND ver AND nau'"),
+      ).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
 
   test("a hook writing during a bulk import has its rows indexed by the import's pass", async () => {
     using dir = tempDir("tl-bulk-hook-");

@@ -16,6 +16,20 @@ import { CLI, childEnv, corpusFiles, finished, SCALE } from "./harness.ts";
 
 const KILLS = 10 * SCALE;
 
+/** A PostToolUse payload of a session no input holds (its event matches none of the queries). */
+function edit(k: number) {
+  return {
+    session_id: `crash-hook-${k}`,
+    transcript_path: `/nowhere/crash-hook-${k}.jsonl`,
+    cwd: "/home/dev/crashhook",
+    hook_event_name: "PostToolUse",
+    tool_name: "Edit",
+    tool_input: { file_path: "/home/dev/crashhook/zq.ts", old_string: "a", new_string: "b" },
+    tool_response: { filePath: "/home/dev/crashhook/zq.ts" },
+    tool_use_id: `toolu_crash_${k}`,
+  };
+}
+
 function inputs(): string[] {
   const corpus = corpusFiles().filter((f) => SCALE > 1 || /spotter-(258c7280|ae4a77f8)/.test(f));
   return [join(FIXTURES, "transcripts"), join(FIXTURES, "activity"), SAMPLE, ...corpus];
@@ -81,16 +95,32 @@ describe("a bulk ingest killed while its indexing is deferred (docs/testing.md, 
       const after = inspect(db);
       expect(after.integrity).toBe("ok");
       if (after.deferral > 0) leftDeferred++;
-      if (k % 2 === 0) {
-        // The next writer, whoever it is, finds the owner gone and completes the index.
-        openForWrite(db).close();
+      // The next writer, whoever it is, finds the owner gone and completes the index: a hook
+      // (PostToolUse writing an event of another session), the open every writer runs, or a rerun.
+      const hooked = k % 4 === 0;
+      if (hooked) {
+        const h = Bun.spawnSync(["bun", CLI, "hook", "post-tool-use"], {
+          env: { ...env, THROUGHLINE_DB: db },
+          stdin: Buffer.from(JSON.stringify(edit(k))),
+        });
+        expect({ k, code: h.exitCode, stderr: h.stderr.toString() }).toEqual({ k, code: 0, stderr: "" });
+      } else if (k % 2 === 0) openForWrite(db).close();
+      if (k % 2 === 0)
         expect({ k, ...inspect(db) }).toEqual({ k, integrity: "ok", deferral: 0, unindexed: 0 });
-      }
       // A rerun (resumable: it adds only what the killed run did not commit) converges.
       const again = await finished(run(db));
       expect(again.exitCode).toBe(0);
       expect({ k, ...inspect(db) }).toEqual({ k, integrity: "ok", deferral: 0, unindexed: 0 });
-      expect({ k, state: indexState(db) }).toEqual({ k, state: want });
+      const state = indexState(db);
+      if (hooked) {
+        // The hook's one event sits among the replay's: the events index holds one row more.
+        expect({ k, events: state.events_fts!.rows }).toEqual({ k, events: want.events_fts!.rows + 1 });
+        expect({ k, bodies: state.bodies_fts, details: state.details_fts }).toEqual({
+          k,
+          bodies: want.bodies_fts,
+          details: want.details_fts,
+        });
+      } else expect({ k, state }).toEqual({ k, state: want });
       expect(await searchOutputs(db, queries)).toEqual(wantSearch);
     }
     // Runs really died, and some while rows waited for the pass, or nothing was tested.

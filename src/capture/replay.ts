@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { originCounts } from "../db/queries/counts.ts";
+import { beginDeferral, type DeferralOwner, endDeferral, indexDeferred } from "../db/queries/fts-deferral.ts";
 import { ThroughlineError } from "../errors.ts";
 import { ingestSubagent, ingestTranscript } from "./ingest.ts";
 import { headEntries } from "./transcript-head.ts";
@@ -86,7 +87,21 @@ export interface ReplayOptions {
   filter?: (file: string) => boolean;
   /** Called after each file: how many are done out of how many. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Index the full text in one pass per chunk instead of row by row (docs/search.md, "During a
+   * bulk ingest"); default true. False keeps the per-row triggers (the tests' reference).
+   */
+  deferIndex?: boolean;
+  /** Files per chunk (default CHUNK_FILES; tests make chunks small). */
+  chunkFiles?: number;
 }
+
+/**
+ * A chunk ends after this many files or bytes of transcript: its rows become searchable then,
+ * and an import killed mid-way loses no index work done before its chunk.
+ */
+export const CHUNK_FILES = 64;
+export const CHUNK_BYTES = 64 << 20;
 
 export function replay(db: Database, paths: string[], opts: ReplayOptions = {}): ReplayReport {
   const now = opts.now ?? Date.now;
@@ -99,34 +114,67 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
   const subagents = files.filter(isSubagentFile);
   const mains = files.filter((f) => !subagents.includes(f));
   const sessions: ReplaySession[] = [];
-  for (const file of mains) {
-    const r = ingestTranscript(db, { path: file, now: now() });
-    const c = originCounts(db, r.sessionId);
-    sessions.push({
-      session_id: r.sessionId,
-      file,
-      turns: c.turns,
-      bodies: c.turns * 2,
-      details: c.details,
-      events: c.events,
-      skipped_lines: r.skippedLines,
-      bytes: statSync(file).size,
-    });
+  const owner: DeferralOwner | null =
+    opts.deferIndex === false || files.length === 0 ? null : { pid: process.pid, startedAt: Date.now() };
+  let chunkFiles = 0;
+  let chunkBytes = 0;
+  const fileDone = (bytes: number) => {
+    chunkFiles++;
+    chunkBytes += bytes;
+    if (owner && (chunkFiles >= (opts.chunkFiles ?? CHUNK_FILES) || chunkBytes >= CHUNK_BYTES)) {
+      indexDeferred(db, owner, Date.now());
+      chunkFiles = 0;
+      chunkBytes = 0;
+    }
     tick();
-  }
-  for (const file of subagents) {
-    const r = ingestSubagent(db, file, now());
-    sessions.push({
-      session_id: r.sessionId,
-      file,
-      turns: 0,
-      bodies: 0,
-      details: 1,
-      events: r.events,
-      skipped_lines: r.skippedLines,
-      bytes: statSync(file).size,
-    });
-    tick();
+  };
+  const ingestAll = () => {
+    for (const file of mains) {
+      const r = ingestTranscript(db, { path: file, now: now() });
+      const c = originCounts(db, r.sessionId);
+      const bytes = statSync(file).size;
+      sessions.push({
+        session_id: r.sessionId,
+        file,
+        turns: c.turns,
+        bodies: c.turns * 2,
+        details: c.details,
+        events: c.events,
+        skipped_lines: r.skippedLines,
+        bytes,
+      });
+      fileDone(bytes);
+    }
+    for (const file of subagents) {
+      const r = ingestSubagent(db, file, now());
+      const bytes = statSync(file).size;
+      sessions.push({
+        session_id: r.sessionId,
+        file,
+        turns: 0,
+        bodies: 0,
+        details: 1,
+        events: r.events,
+        skipped_lines: r.skippedLines,
+        bytes,
+      });
+      fileDone(bytes);
+    }
+  };
+  if (owner === null) ingestAll();
+  else {
+    beginDeferral(db, owner, Date.now());
+    try {
+      ingestAll();
+    } catch (err) {
+      // Also when a file failed: what was written is indexed, and this ingest no longer defers.
+      // Its own error says more than one of this pass (the next writer completes it then).
+      try {
+        endDeferral(db, owner, Date.now());
+      } catch {}
+      throw err;
+    }
+    endDeferral(db, owner, Date.now());
   }
   const sum = (k: keyof Omit<ReplaySession, "session_id" | "file">) => sessions.reduce((a, s) => a + s[k], 0);
   return {

@@ -83,13 +83,35 @@ export function nestedDeeperThan(t: string, max: number = MAX_JSON_DEPTH): boole
 export function parseLine(text: string): JsonObject | null {
   const t = text.trim();
   if (t.length === 0 || t[0] !== "{") return null;
-  if (nestedDeeperThan(t)) return null;
+  let v: unknown;
   try {
-    const v = JSON.parse(t) as unknown;
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : null;
+    v = JSON.parse(t);
   } catch {
     return null;
   }
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return null;
+  // The depth of the parsed value is the text's (nestedDeeperThan), found by walking its few
+  // containers instead of every structural character: a replay's parse half as long
+  // (docs/benchmarks.md, "Import throughput").
+  if (t.length > 2 * MAX_JSON_DEPTH && valueDeeperThan(v, MAX_JSON_DEPTH)) return null;
+  return v as JsonObject;
+}
+
+/** Does this parsed value hold more than `max` objects/arrays inside each other (itself counting one)? */
+export function valueDeeperThan(v: object, max: number = MAX_JSON_DEPTH): boolean {
+  const stack: object[] = [v];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    const d = depths.pop()!;
+    if (d > max) return true;
+    for (const k of Array.isArray(x) ? x : Object.values(x))
+      if (k !== null && typeof k === "object") {
+        stack.push(k);
+        depths.push(d + 1);
+      }
+  }
+  return false;
 }
 
 export function isObject(v: unknown): v is JsonObject {

@@ -155,6 +155,17 @@ export function openForWrite(path: string): Database {
     if (mode.toLowerCase() !== "wal") enableWal(db);
     if (version < SCHEMA_VERSION) migrate(db, path);
     ensureMarks(db);
+    // A bulk ingest defers its rows' indexing to its passes (docs/search.md): one lookup of a
+    // table that is empty but during an import, and only then the check of its owners, so an
+    // import killed mid-way has its index completed by the next writer.
+    if (db.query("SELECT 1 AS x FROM fts_deferral WHERE id = 1").get() !== null)
+      try {
+        (require("./queries/fts-deferral.ts") as typeof import("./queries/fts-deferral.ts")).settleDeferral(
+          db,
+        );
+      } catch {
+        // a lock held past busy_timeout: the index waits for the next writer, nothing is lost
+      }
   } finally {
     process.umask(oldMask);
   }

@@ -25,6 +25,23 @@ DROP TABLE tl_chain_keys;`;
 }
 
 /**
+ * Attachments Claude Code writes for itself: stored, never indexed (migration 4, docs/search.md).
+ * What `details_fts` holds of a row: its first 32 KiB. One definition for the triggers of
+ * migration 9 and the one-pass indexing of a bulk ingest (src/db/queries/fts-deferral.ts).
+ */
+export const UNINDEXED_ATTACHMENT = (d: string) =>
+  `(${d}.kind = 'attachment' AND coalesce(${d}.tool_name, '') IN ('prompt_snapshot', 'skill_listing',
+    'agent_listing_delta', 'deferred_tools_delta', 'mcp_instructions_delta', 'environment', 'model', 'auto_mode',
+    'session_context', 'date', 'date_change', 'remote_session_change', 'output_style', 'plan_mode', 'todo_reminder',
+    'task_reminder', 'critical_system_reminder', 'token_usage', 'budget_usd', 'companion_intro', 'invoked_skills'))`;
+export const DETAIL_FTS_TEXT = (d: string) =>
+  `substr(coalesce(${d}.tool_name, '') || ' ' || coalesce(${d}.input, '') || char(10) || coalesce(${d}.output, ''), 1, 32768)`;
+export const EVENT_FTS_TEXT = (e: string) => `${e}.type || ' ' || ${e}.summary || char(10) || ${e}.detail`;
+/** Whether a new row of `table` waits for a bulk ingest's one indexing pass (its id is above the watermark). */
+const DEFERRED = (table: "bodies" | "details" | "events") =>
+  `EXISTS (SELECT 1 FROM fts_deferral WHERE id = 1 AND new.id > ${table}_from)`;
+
+/**
  * A migration is SQL, or a function of the open database where SQL cannot decide (it reads
  * files); both run inside the one migration transaction (src/db/open.ts).
  */
@@ -320,6 +337,45 @@ CREATE INDEX turns_uuid ON turns(uuid) WHERE uuid IS NOT NULL;
 -- A fork: the uuid of the newest turn it copied. Its chain reads the chain holding that turn up
 -- to and including it, then its own turns (docs/architecture.md, "Forks").
 ALTER TABLE sessions ADD COLUMN fork_uuid TEXT;
+`,
+  /* 9: a bulk ingest indexes its rows in one pass at the end of each chunk, not row by row (docs/search.md, "During a bulk ingest") */ `
+-- One row while any bulk ingest (replay, import) runs: rows with an id above the watermarks are
+-- not indexed by the triggers below but by the ingest's one pass, which then raises the marks to
+-- the newest id; the last ingest to end removes the row. Delete triggers stay unconditional:
+-- deleting a rowid a contentless_delete index never held is a no-op.
+CREATE TABLE fts_deferral (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  bodies_from INTEGER NOT NULL,
+  details_from INTEGER NOT NULL,
+  events_from INTEGER NOT NULL
+);
+-- Who holds the deferral: a writer that finds only dead owners (no such pid, or not seen for a
+-- while) runs the pass itself and removes the row (src/db/queries/fts-deferral.ts).
+CREATE TABLE fts_deferral_owners (
+  pid INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  seen_at INTEGER NOT NULL,
+  PRIMARY KEY (pid, started_at)
+);
+DROP TRIGGER bodies_fts_insert;
+DROP TRIGGER bodies_fts_update;
+DROP TRIGGER details_fts_insert;
+DROP TRIGGER events_fts_insert;
+CREATE TRIGGER bodies_fts_insert AFTER INSERT ON bodies WHEN NOT ${DEFERRED("bodies")} BEGIN
+  INSERT INTO bodies_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER bodies_fts_update AFTER UPDATE OF text ON bodies BEGIN
+  DELETE FROM bodies_fts WHERE rowid = old.id;
+  INSERT INTO bodies_fts(rowid, text) SELECT new.id, new.text WHERE NOT ${DEFERRED("bodies")};
+END;
+CREATE TRIGGER details_fts_insert AFTER INSERT ON details
+WHEN NOT ${UNINDEXED_ATTACHMENT("new")} AND NOT ${DEFERRED("details")}
+BEGIN
+  INSERT INTO details_fts(rowid, text) VALUES (new.id, ${DETAIL_FTS_TEXT("new")});
+END;
+CREATE TRIGGER events_fts_insert AFTER INSERT ON events WHEN NOT ${DEFERRED("events")} BEGIN
+  INSERT INTO events_fts(rowid, text) VALUES (new.id, ${EVENT_FTS_TEXT("new")});
+END;
 `,
 ];
 

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { nestedDeeperThan, parseLine, splitLines } from "../../src/core/jsonl.ts";
+import {
+  MAX_JSON_DEPTH,
+  nestedDeeperThan,
+  parseLine,
+  splitLines,
+  valueDeeperThan,
+} from "../../src/core/jsonl.ts";
 import { prng } from "../helpers/pull.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -54,9 +60,27 @@ describe("nestedDeeperThan", () => {
       const depth = depthOf(JSON.parse(text));
       for (const max of [2, 4, 8]) {
         expect([text, max, nestedDeeperThan(text, max)]).toEqual([text, max, depth > max]);
+        expect([text, max, valueDeeperThan(JSON.parse(text), max)]).toEqual([text, max, depth > max]);
         if (depth > max) deeper++;
       }
     }
     expect(deeper).toBeGreaterThan(100); // both answers were exercised
+  });
+});
+
+describe("parseLine and nesting", () => {
+  const nested = (depth: number, pad = 0) =>
+    `{"a":${"[".repeat(depth - 1)}"${"x".repeat(pad)}"${"]".repeat(depth - 1)}}`;
+  test("a line nested past MAX_JSON_DEPTH is skipped, one at it is kept, as the text scan says", () => {
+    for (const depth of [MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 40_000]) {
+      const text = nested(depth, 600);
+      expect({ depth, skipped: parseLine(text) === null }).toEqual({
+        depth,
+        skipped: nestedDeeperThan(text),
+      });
+    }
+    expect(parseLine(nested(MAX_JSON_DEPTH))).not.toBeNull();
+    expect(parseLine(nested(MAX_JSON_DEPTH + 1))).toBeNull();
+    expect(parseLine(nested(40_000))).toBeNull();
   });
 });

@@ -19,7 +19,7 @@ import {
 } from "../core/export-format.ts";
 import { databasePath } from "../core/paths.ts";
 import { plural } from "../core/text.ts";
-import { openForRead, openForWrite } from "../db/open.ts";
+import { withReader, withWriter } from "../db/open.ts";
 import {
   exportDetails,
   exportEvents,
@@ -75,8 +75,7 @@ class FdSink {
 
 /** Write the whole database as `throughline.export.v1` to `sink`; returns what it wrote. */
 export function writeExport(path: string, sink: { write(s: string): void }, now = Date.now()): ExportCounts {
-  const db = openForRead(path);
-  try {
+  return withReader(path, (db) => {
     return inReadSnapshot(db, () => {
       const counts = emptyCounts();
       sink.write(
@@ -103,9 +102,7 @@ export function writeExport(path: string, sink: { write(s: string): void }, now 
       sink.write(exportLine({ record: "end", counts }));
       return counts;
     });
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /**
@@ -173,8 +170,7 @@ function checkFile(file: string): void {
 /** Restore an export into the database at `dbPath`: idempotent, rows already there are kept. */
 export function importExportFile(dbPath: string, file: string): FromExportReport {
   checkFile(file);
-  const db = openForWrite(dbPath);
-  try {
+  return withWriter(dbPath, (db) => {
     return writeTransaction(db, (): FromExportReport => {
       const w = exportImporter(db);
       const tally = () => ({ added: 0, kept: 0 });
@@ -254,9 +250,7 @@ export function importExportFile(dbPath: string, file: string): FromExportReport
       w.finish();
       return report;
     });
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function tallyLine(r: FromExportReport): string {

@@ -15,7 +15,7 @@ import { isObject, type JsonObject } from "../core/jsonl.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
-import { openForRead } from "../db/open.ts";
+import { withReader } from "../db/open.ts";
 import { findProject, resolveProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import {
@@ -299,13 +299,10 @@ export function activityView(
 
 export async function runActivityRecall(args: ActivityRecallArgs): Promise<void> {
   const now = parseNow(args.now);
-  const db = openForRead(databasePath(process.env, args.db));
-  try {
+  withReader(databasePath(process.env, args.db), (db) => {
     const { scope, label, project } = resolveActivityScope(db, args, process.cwd());
     const view = activityView(db, args.words, { now, scope, label, project });
     if (args.json) printJson(activityJson(view));
     else console.log(renderActivity(view, selfInvocation()));
-  } finally {
-    db.close();
-  }
+  });
 }

@@ -3,7 +3,7 @@ import { formatIso } from "../core/clock.ts";
 import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
-import { openForRead } from "../db/open.ts";
+import { withReader } from "../db/open.ts";
 import { loadContextInput, resolveChain } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -33,8 +33,7 @@ function contextCommand(name: string, alias: string) {
       const session = args.session || envSession();
       if (!session)
         throw new ThroughlineError("E_ARGS", `${name} needs --session <id> (or ${SESSION_ENV} set)`);
-      const db = openForRead(databasePath(process.env, args.db));
-      try {
+      withReader(databasePath(process.env, args.db), (db) => {
         const live = resolveChain(db, session);
         const out = renderContext(loadContextInput(db, live), selfInvocation());
         if (!args.json) return console.log(out.text);
@@ -46,9 +45,7 @@ function contextCommand(name: string, alias: string) {
           turns: out.turns.map((t) => ({ turn_key: t.turnKey, started_at: formatIso(t.startedAt) })),
           pull: out.pull,
         });
-      } finally {
-        db.close();
-      }
+      });
     },
   });
 }

@@ -5,7 +5,7 @@ import { defineCommand } from "citty";
 import { replay } from "../capture/replay.ts";
 import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
-import { openForWrite } from "../db/open.ts";
+import { withWriter } from "../db/open.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import sample from "../sample/todo-api-session.jsonl" with { type: "text" };
 import { dbArgs } from "./_args.ts";
@@ -22,8 +22,7 @@ export default defineCommand({
     const file = join(dir, "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13.jsonl");
     writeFileSync(file, sample);
     const dbPath = args.db ?? join(dir, "throughline.db");
-    const db = openForWrite(dbPath);
-    try {
+    withWriter(dbPath, (db) => {
       const report = replay(db, [file]);
       const s = report.sessions[0]!;
       console.log(
@@ -36,8 +35,6 @@ export default defineCommand({
       console.log(`Try the baked commands with THROUGHLINE_DB=${dbPath}, e.g.`);
       console.log(`  THROUGHLINE_DB=${dbPath} bun src/cli.ts recall edits`);
       console.log(`  THROUGHLINE_DB=${dbPath} bun src/cli.ts detail 09:13`);
-    } finally {
-      db.close();
-    }
+    });
   },
 });

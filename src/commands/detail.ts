@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { candidateWindows, parseWhen, type TimeWindow } from "../core/clock.ts";
 import { commandLine, selfInvocation, shellQuote } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
-import { openForRead } from "../db/open.ts";
+import { withReader } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
 import {
   detailsOf,
@@ -79,8 +79,7 @@ export default defineCommand({
     const limit = parseCount("limit", args.limit, DETAIL_LIMIT) ?? DETAIL_LIMIT;
     const maxChars = parseCount("max-chars", args["max-chars"], 0) ?? 0;
     const skip = parseCount("skip", args.skip, 0) ?? 0;
-    const db = openForRead(databasePath(process.env, args.db));
-    try {
+    withReader(databasePath(process.env, args.db), (db) => {
       let scope: Scope;
       let scopeText: string;
       // An explicit --session, else the session the model's Bash runs in, else the project.
@@ -144,9 +143,7 @@ export default defineCommand({
       };
       if (args.json) printJson(detailJson(view));
       else console.log(renderDetail(view, terminalColors()));
-    } finally {
-      db.close();
-    }
+    });
   },
 });
 
@@ -157,8 +154,7 @@ function showItem(
   json: boolean,
 ): void {
   const offset = parseCount("offset", offsetArg, 0) ?? 0;
-  const db = openForRead(databasePath(process.env, dbArg));
-  try {
+  withReader(databasePath(process.env, dbArg), (db) => {
     const item = itemOf(db, ref.trim());
     if (item === null)
       throw new ThroughlineError("E_NO_ITEM", `no item ${ref} in this database`, {
@@ -173,7 +169,5 @@ function showItem(
         text: item.text,
       });
     else console.log(renderItem(item, ref.trim(), Math.min(offset, item.text.length), selfInvocation()));
-  } finally {
-    db.close();
-  }
+  });
 }

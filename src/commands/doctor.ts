@@ -8,7 +8,7 @@ import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { COMMAND_MARKER, hookProgram, missingRules, OUR_HOOKS, registeredHooks } from "../core/settings.ts";
 import { plural } from "../core/text.ts";
-import { openForRead } from "../db/open.ts";
+import { openForRead, withReader } from "../db/open.ts";
 import { unmarkedRows, waitingIntents } from "../db/pending-marks.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
@@ -243,8 +243,7 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
 }
 
 function sessionReport(path: string, prefix: string): Record<string, unknown> {
-  const db = openForRead(path);
-  try {
+  return withReader(path, (db) => {
     const ids = sessionsByPrefix(db, prefix);
     if (ids.length === 0) throw new ThroughlineError("E_NO_SESSION", `no session starting with ${prefix}`);
     if (ids.length > 1)
@@ -280,9 +279,7 @@ function sessionReport(path: string, prefix: string): Record<string, unknown> {
       cleared_by: clearLinksOf(db, id).map((l) => ({ ...l, created_at: formatIso(l.created_at) })),
       last_injection: injection ? { ...injection, created_at: formatIso(injection.created_at) } : null,
     };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 export default defineCommand({

@@ -11,7 +11,7 @@ import { neverTranscriptFilter } from "../capture/never-file.ts";
 import { replay } from "../capture/replay.ts";
 import { instantFlag } from "../core/clock.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
-import { openForWrite } from "../db/open.ts";
+import { withWriter } from "../db/open.ts";
 import { ThroughlineError } from "../errors.ts";
 import { renderImport, renderProgress } from "../render/ingest.ts";
 import { isTerminal } from "../render/tty.ts";
@@ -74,8 +74,7 @@ export default defineCommand({
     // Paused projects and sessions (docs/memory-control.md) are not captured from history either.
     const never = neverTranscriptFilter(process.env);
     const progress = !args.json && isTerminal(2);
-    const db = openForWrite(databasePath(process.env, args.db));
-    try {
+    return withWriter(databasePath(process.env, args.db), (db) => {
       const report = replay(db, paths, {
         ...(since === null && never === null
           ? {}
@@ -94,8 +93,6 @@ export default defineCommand({
       if (args.json)
         return printJson({ ...report, skipped_folders: skipped, schema: "throughline.import.v1" });
       console.log(renderImport(report, skipped));
-    } finally {
-      db.close();
-    }
+    });
   },
 });

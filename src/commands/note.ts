@@ -3,7 +3,7 @@ import { formatIso } from "../core/clock.ts";
 import { type EventDraft, summaryLine } from "../core/events.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { redact } from "../core/redact.ts";
-import { openForWrite } from "../db/open.ts";
+import { withWriter } from "../db/open.ts";
 import { findProject } from "../db/project.ts";
 import { insertEvents, latestChain } from "../db/queries/events.ts";
 import { chainKey, getSession, resolveLive } from "../db/queries/sessions.ts";
@@ -35,8 +35,7 @@ export default defineCommand({
   run({ args }) {
     const text = redact((args.decision ?? "").trim());
     if (!text) throw new ThroughlineError("E_ARGS", 'note needs --decision "<text>"');
-    const db = openForWrite(databasePath(process.env, args.db));
-    try {
+    return withWriter(databasePath(process.env, args.db), (db) => {
       const cwd = normalizeProject(process.cwd());
       let origin = args.session;
       let project: string | null = null;
@@ -79,8 +78,6 @@ export default defineCommand({
           ts: formatIso(now),
         });
       console.log(`Recorded decision in session ${live}: ${draft.summary}`);
-    } finally {
-      db.close();
-    }
+    });
   },
 });

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
-import { openForRead } from "../db/open.ts";
+import { withReader } from "../db/open.ts";
 import { resolveChain, summariesBefore, turnsBefore } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type RecallRequest, recallJson, renderRecallL1, renderRecallL2 } from "../render/pull.ts";
@@ -83,8 +83,7 @@ export default defineCommand({
         "E_ARGS",
         "recall --l2 needs --last <N> (the push prints the exact command)",
       );
-    const db = openForRead(databasePath(process.env, args.db));
-    try {
+    withReader(databasePath(process.env, args.db), (db) => {
       const live = resolveChain(db, session);
       const req: RecallRequest = { sessionId: live, before, skip, last };
       const limits = { skip, limit: last };
@@ -98,8 +97,6 @@ export default defineCommand({
         if (args.json) printJson(recallJson("l1", req, rows));
         else console.log(renderRecallL1(req, rows, selfInvocation(), c));
       }
-    } finally {
-      db.close();
-    }
+    });
   },
 });

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { replay } from "../capture/replay.ts";
 import { databasePath } from "../core/paths.ts";
-import { openForWrite } from "../db/open.ts";
+import { withWriter } from "../db/open.ts";
 import { ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { renderReplay } from "../render/ingest.ts";
@@ -26,13 +26,10 @@ export default defineCommand({
     const paths = args._.length > 0 ? args._ : [args.paths];
     if (paths.length === 0 || !paths[0])
       throw new ThroughlineError("E_ARGS", "replay needs at least one file or folder");
-    const db = openForWrite(databasePath(process.env, args.db));
-    try {
+    withWriter(databasePath(process.env, args.db), (db) => {
       const report = replay(db, paths);
       if (args.json) return printJson(report);
       console.log(renderReplay(report, stdoutColors()));
-    } finally {
-      db.close();
-    }
+    });
   },
 });

@@ -10,7 +10,7 @@ import {
   type SearchKind,
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
-import { openForRead } from "../db/open.ts";
+import { withReader } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
@@ -97,8 +97,7 @@ export default defineCommand({
         throw new ThroughlineError("E_ARGS", `--kind must be l2, l3 or events; got "${args.kind}"`);
       kinds = [args.kind];
     }
-    const db = openForRead(databasePath(process.env, args.db));
-    try {
+    withReader(databasePath(process.env, args.db), (db) => {
       const { scope, label } = resolveScope(
         db,
         {
@@ -131,8 +130,6 @@ export default defineCommand({
       };
       if (args.json) return printJson(searchJson(view));
       console.log(renderSearch(view));
-    } finally {
-      db.close();
-    }
+    });
   },
 });

@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { summaryLine, summaryReport } from "../capture/summarize.ts";
 import { formatIso } from "../core/clock.ts";
 import { databasePath } from "../core/paths.ts";
-import { type Database, openForRead } from "../db/open.ts";
+import { type Database, withReader } from "../db/open.ts";
 import { layerCounts } from "../db/queries/counts.ts";
 import { lastHandoff, lastInjection } from "../db/queries/handoff.ts";
 import { chainOf, getSession, recentSessions, resolveLive } from "../db/queries/sessions.ts";
@@ -68,8 +68,7 @@ export default defineCommand({
   },
   run({ args }) {
     const path = databasePath(process.env, args.db);
-    const db = openForRead(path);
-    try {
+    return withReader(path, (db) => {
       if (args.session) return printSession(db, args.session, args.json === true);
       const counts = layerCounts(db);
       const recent = recentSessions(db, 5);
@@ -98,8 +97,6 @@ export default defineCommand({
           stdoutColors(),
         ),
       );
-    } finally {
-      db.close();
-    }
+    });
   },
 });

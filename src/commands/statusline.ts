@@ -9,7 +9,7 @@ import type { CommandDef } from "citty";
 import { type JsonObject, parseLine } from "../core/jsonl.ts";
 import { databasePath } from "../core/paths.ts";
 import { detectWindow, emptyUsage, feedUsage, payloadUsage } from "../core/usage.ts";
-import { openForRead } from "../db/open.ts";
+import { withReader } from "../db/open.ts";
 import { hasIntent } from "../db/pending-marks.ts";
 import { statuslineFacts } from "../db/queries/statusline.ts";
 import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
@@ -68,15 +68,13 @@ export function statuslineView(
   const dbPath = databasePath(env, dbFlag);
   if (typeof payload.session_id === "string" && payload.session_id && existsSync(dbPath)) {
     try {
-      const db = openForRead(dbPath);
-      try {
-        const f = statuslineFacts(db, payload.session_id);
+      const sid = payload.session_id;
+      withReader(dbPath, (db) => {
+        const f = statuslineFacts(db, sid);
         turns = f.turns;
         // A SessionStart the first prompt has not folded in yet is pending too (its intent mark).
-        handoff = f.pending || hasIntent(dbPath, payload.session_id) ? "pending" : f.baton ? "baton" : null;
-      } finally {
-        db.close();
-      }
+        handoff = f.pending || hasIntent(dbPath, sid) ? "pending" : f.baton ? "baton" : null;
+      });
     } catch {
       // A status line never fails: without a readable database it shows the context only.
     }

@@ -338,3 +338,29 @@ export function openForRead(path: string): Database {
   }
   return db;
 }
+
+/**
+ * Run `fn` on a connection and close it however `fn` ends (a promise: once it settles). The one
+ * scope of a command's database use: `withReader` for the read commands, `withWriter` for writers.
+ */
+export function withDatabase<T>(db: Database, fn: (db: Database) => T): T {
+  let settled = true;
+  try {
+    const out = fn(db);
+    if (out instanceof Promise) {
+      settled = false;
+      return out.finally(() => db.close()) as T;
+    }
+    return out;
+  } finally {
+    if (settled) db.close();
+  }
+}
+
+export function withReader<T>(path: string, fn: (db: Database) => T): T {
+  return withDatabase(openForRead(path), fn);
+}
+
+export function withWriter<T>(path: string, fn: (db: Database) => T): T {
+  return withDatabase(openForWrite(path), fn);
+}

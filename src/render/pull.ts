@@ -101,7 +101,7 @@ export function renderRecallL2(
   ]
     .join("\n")
     .trimEnd();
-  if (utf8Length(whole) <= max) return whole;
+  if (utf8Length(whole) < max) return whole; // with the newline the CLI prints after it
   // The newest turns first: what the next prompt most likely needs. Room is kept for the head,
   // the date lines and the next-page line.
   const id = shellQuote(req.sessionId);
@@ -516,12 +516,14 @@ export function renderDetail(view: DetailView, c: Colors = PLAIN_COLORS, max = P
     const pieces: Piece[] = [c.bold(`## detail ${view.query} → ${when} in ${view.scope}: ${range(shown)}`)];
     for (const t of view.turns.slice(0, shown)) turnPieces(t, byTurn.get(t.id) ?? [], c, pieces);
     pieces.push(nextLine(shown));
-    const cap = fittingCap(pieces, max, view.command, view.maxChars);
+    // The page and the newline the CLI prints after it stay within `max`.
+    const room = max - 1;
+    const cap = fittingCap(pieces, room, view.command, view.maxChars);
     if (cap >= 0 || shown === 1) {
       const text = joinPieces(pieces, Math.max(cap, 0), view.command);
-      return utf8Length(text) <= max
+      return utf8Length(text) <= room
         ? text
-        : `${sliceBytes(text, 0, max - 80)}\n(cut at the page limit: --json has every item)`;
+        : `${sliceBytes(text, 0, room - 80)}\n(cut at the page limit: --json has every item)`;
     }
     shown--;
   }

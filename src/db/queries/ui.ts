@@ -4,6 +4,7 @@
  * Read-only like every pull.
  */
 import type { Database } from "bun:sqlite";
+import type { TurnRow } from "./chain.ts";
 import { chainParts, partsWhere } from "./forks.ts";
 import { liveOfKey } from "./sessions.ts";
 
@@ -63,15 +64,8 @@ export function chainsPage(db: Database, project: string | null, limit: number, 
     .all({ project, limit, offset });
 }
 
-export interface UiTurnRow {
-  id: number;
-  origin_session_id: string;
-  turn_number: number;
-  started_at: number;
-  ended_at: number;
-  user_text: string | null;
-  assistant_text: string | null;
-  final_text: string | null;
+/** A turn row of the chain queries, with what the web view adds. */
+export interface UiTurnRow extends TurnRow {
   /** The L1 line, when one was made. */
   summary: string | null;
   /** The live end of the chain holding the turn. */

@@ -161,21 +161,13 @@ const field = (name: string) => `json_extract(j.js, '$.${name}')`;
 /** How much of an edit's or a write's text the tool line reads for the names it wrote. */
 const ADDED_HEAD = 4000;
 
-interface ToolUseRow {
+/** ToolUse's fields as the query returns them, in SQLite's spelling; `json_extract` may give any type. */
+type ToolUseRow = Omit<ToolUse, "tool" | "isError"> & {
   turn_id: number;
   tool: string | null;
-  path: string | null;
-  command: string | null;
-  pattern: string | null;
-  url: string | null;
-  query: string | null;
-  description: string | null;
-  added: string | null;
-  removed: string | null;
   is_error: number | null;
-  output: string | null;
   project: string | null;
-}
+};
 
 /**
  * Each turn's tool calls with the few input fields its tool line names (core/tool-digest.ts), the

@@ -5,6 +5,7 @@
 import type { ContextStats } from "../../core/context.ts";
 import { PAGE_SIZE } from "../../core/paging.ts";
 import type { SearchHit } from "../../core/search.ts";
+import type { ProjectRow } from "../../db/queries/ui.ts";
 import { type Html, highlight, href, html } from "../html.ts";
 import type { MonitorRow } from "../monitor.ts";
 import { chars, command, page, pager, when } from "./layout.ts";
@@ -25,14 +26,7 @@ function block(text: string, cls: string): Html {
 }
 
 export interface ProjectsView {
-  rows: {
-    project: string | null;
-    sessions: number;
-    chains: number;
-    turns: number;
-    chars: number;
-    last: number;
-  }[];
+  rows: ProjectRow[];
   page: number;
   links: Links;
 }

@@ -1,8 +1,9 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hookCommand, hookProgram, TERM_SHIELD } from "../../src/core/settings.ts";
+import { storedFinalText } from "../../src/db/queries/capture.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { CLI_INVOCATION, count, runCli, tempDir } from "../helpers/db.ts";
 import { SECRETS } from "../helpers/secrets.ts";
@@ -177,6 +178,76 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
         await terminatedAtOnce(hookProgram(command), bare.path, "cccccccc-0000-4000-8000-000000000012", 0),
       ).toBe(0);
     },
+  );
+
+  /** The detached worker of the Stop hook whose database is `db`, found by its environment. */
+  async function findWorker(db: string, ms: number): Promise<number | null> {
+    const wanted = [`THROUGHLINE_DB=${db}`, "THROUGHLINE_HOOK_WORKER=1"];
+    for (const end = Date.now() + ms; Date.now() < end; await Bun.sleep(2)) {
+      for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+        let env: string[];
+        try {
+          env = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+        } catch {
+          continue; // gone, or not ours to read
+        }
+        if (wanted.every((w) => env.includes(w))) return Number(pid);
+      }
+    }
+    return null;
+  }
+
+  test.skipIf(process.platform !== "linux")(
+    "the detached worker survives the client's kill of the hook's process tree (SIGTERM to every descendant)",
+    async () => {
+      // Claude Code kills an async hook by walking its process tree (`ps`) and sending SIGTERM to
+      // every descendant it finds, the worker included when it has started by then. Bun's spawn
+      // resets the ignored signals, so the worker has to be shielded again.
+      using dir = tempDir();
+      const env = envFor(dir.path);
+      const sessionId = "cccccccc-0000-4000-8000-000000000013";
+      const t = new TranscriptBuilder(sessionId);
+      t.user("hello");
+      const path = join(dir.path, "t.jsonl");
+      writeFileSync(path, t.text());
+      // The reply is not in the file yet: the worker waits for it (the flush race), alive long
+      // enough to be found and signalled.
+      const payload = JSON.stringify({
+        session_id: sessionId,
+        transcript_path: path,
+        cwd: "/p",
+        hook_event_name: "Stop",
+        last_assistant_message: "the final answer",
+      });
+      const hook = Bun.spawn(["/bin/sh", "-c", hookCommand(CLI_INVOCATION, "stop")], {
+        env,
+        stdin: new Blob([payload]),
+        stdout: "ignore",
+        stderr: "ignore",
+        detached: true,
+      });
+      const worker = await findWorker(env.THROUGHLINE_DB, 5_000);
+      expect(worker).not.toBeNull();
+      process.kill(worker!, "SIGTERM");
+      process.kill(worker!, "SIGHUP");
+      await hook.exited;
+      t.say("the final answer");
+      writeFileSync(path, t.text());
+      let reply: string | null = null;
+      for (const end = Date.now() + 5_000; reply === null && Date.now() < end; await Bun.sleep(25)) {
+        if (!existsSync(env.THROUGHLINE_DB)) continue;
+        const db = new Database(env.THROUGHLINE_DB, { readonly: true });
+        try {
+          reply = storedFinalText(db, sessionId);
+        } catch {
+          // schema not created yet by the worker
+        } finally {
+          db.close();
+        }
+      }
+      expect(reply).toBe("the final answer");
+    },
+    20_000,
   );
 
   test("THROUGHLINE_DETACH=0 runs the hook in the foreground", () => {

@@ -24,8 +24,14 @@ export const SEARCH_CANDIDATES = 200;
  * holding the terms in different rows is found (docs/search.md, "Ranking").
  */
 export const SEARCH_TERM_CANDIDATES = 50;
-/** Characters of context on each side of the match in a snippet or a window. */
+/** Characters of context on each side of the match in a one-line snippet. */
 export const SNIPPET_CONTEXT = 90;
+/**
+ * Characters of context on each side of a match in a search result's window. Wide on purpose:
+ * the fact a model searches for usually sits near the words it remembers, not on them, and
+ * continuation recall measured on the corpus rose with the width (docs/search.md, "Windows").
+ */
+export const WINDOW_CONTEXT = 1000;
 /** Context windows shown under one result: one per matched term, this many at most. */
 export const WINDOWS_MAX = 4;
 /** Terms counted for a turn's coverage (a bit each); later ones still match, uncounted. */
@@ -140,7 +146,7 @@ const WINDOW_TERM_MAX = 200;
  * `context` characters on each side; occurrences whose windows touch share one line. Terms
  * not found (another fold than the index's) are left out. In the order of the text.
  */
-export function windowsOf(text: string, terms: readonly string[], context = SNIPPET_CONTEXT): string[] {
+export function windowsOf(text: string, terms: readonly string[], context = WINDOW_CONTEXT): string[] {
   const folded = foldCase(text);
   const spans: { from: number; to: number }[] = [];
   for (const t of terms) {

@@ -154,7 +154,8 @@ describe("search", () => {
         "**Scope:** every project · best match first",
         "",
         `1. [L2 assistant] 2026-03-01 09:01:12 · session ${SESSION} · turn 2`,
-        "   The session expired because the clock skew window was too small: the server and the browser disagreed by ninety seconds, so every token …",
+        // The whole reply: it is shorter than the window's context on each side of the match.
+        "   The session expired because the clock skew window was too small: the server and the browser disagreed by ninety seconds, so every token looked stale on arrival. Along the way I also noticed that the payment, shipping, catalogue, inventory, wishlist, reviews, search, recommendations, notifications, newsletter, analytics, admin, reporting, billing, invoices, refunds, coupons, loyalty, gift cards and cart modules all read the same clock helper, so they would have shown the same symptom sooner or later under load.",
         `   → ${CLI_INVOCATION} detail 2026-03-01T09:01:12.000Z --session ${SESSION}`,
         "",
       ].join("\n"),
@@ -209,7 +210,7 @@ function rankingSession(): string {
   b.tool(
     "Bash",
     { command: "cat deploy.yml" },
-    `stages: build, canary, rollout\n${"# notes on the build matrix and its caches\n".repeat(12)}rollback_window: 15m\n`,
+    `stages: build, canary, rollout\n${"# notes on the build matrix and its caches\n".repeat(60)}rollback_window: 15m\n`,
   );
   b.say("Deployed to eu-west-3 behind a feature flag.");
   b.user("What does canary mean here? The canary, the canary stage.");

@@ -104,9 +104,14 @@ describe("statusline", () => {
     const env = { THROUGHLINE_HOME: dir.path, NO_COLOR: "1" };
     const stdin = readFileSync(join(DIR, "claude-2.1.197-after-first-reply.json"), "utf8");
     const times: number[] = [];
+    // The floor, in the same run: the CLI's cheapest answer (`--version` loads one module).
+    const floor: number[] = [];
     let out = "";
     for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
+      let t0 = performance.now();
+      expect(runCli(["--version"], { env }).exitCode).toBe(0);
+      floor.push(performance.now() - t0);
+      t0 = performance.now();
       const r = runCli(["statusline"], { env, stdin });
       times.push(performance.now() - t0);
       expect(r.exitCode).toBe(0);
@@ -115,8 +120,10 @@ describe("statusline", () => {
     expect(out).toBe("ctx 10 / 1M (0%)\n");
     expect(existsSync(join(dir.path, "throughline.db"))).toBe(false);
     times.sort((a, b) => a - b);
-    // Hooks get a 10 s timeout; Claude Code redraws the line often: keep it well under 300 ms.
-    expect(times[2]!).toBeLessThan(300);
+    floor.sort((a, b) => a - b);
+    // Claude Code redraws the line often: its median stays within a small multiple of the CLI's
+    // cheapest answer, measured beside it (a ratio: machines here are noisy; measured ~2.5×).
+    expect(times[2]! / floor[2]!).toBeLessThan(4);
     expect(runCli(["statusline"], { env, stdin: "not json" }).stdout).toBe("ctx – / 200k\n");
   });
 });

@@ -11,7 +11,7 @@ import {
 import { instantFlag } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
-import { isObject, type JsonObject } from "../core/jsonl.ts";
+import { objectOrEmpty } from "../core/jsonl.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
@@ -82,13 +82,8 @@ function liveEndOf(db: Database, key: string): string {
 }
 
 function toEvent(db: Database, r: EventRow): ActivityEvent {
-  let detail: JsonObject = {};
-  try {
-    const v = JSON.parse(r.detail) as unknown;
-    if (isObject(v)) detail = v;
-  } catch {
-    // a damaged detail still shows its summary
-  }
+  // A damaged detail reads as {}: the event still shows its summary.
+  const detail = objectOrEmpty(r.detail);
   return {
     ts: r.ts,
     seq: r.seq,

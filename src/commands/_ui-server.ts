@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { TranscriptWatcher } from "../capture/transcript-watch.ts";
 import { formatIso } from "../core/clock.ts";
 import { renderContext } from "../core/context.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
@@ -37,7 +38,7 @@ import {
   type TurnView,
   turnPage,
 } from "../render/ui/views.ts";
-import { buildView, TranscriptWatcher } from "./_monitor-watch.ts";
+import { buildView } from "./_monitor-watch.ts";
 import { searchTurns } from "./_search-turns.ts";
 
 export interface UiOptions {

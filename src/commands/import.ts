@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
+import { type FromExportReport, importExportFile } from "../capture/export-file.ts";
 import {
   DEFAULT_EXCLUDES,
   historyEntries,
@@ -12,15 +13,34 @@ import { replay } from "../capture/replay.ts";
 import { instantFlag } from "../core/clock.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { withWriter } from "../db/open.ts";
+import type { ImportTally } from "../db/queries/export.ts";
 import { ThroughlineError } from "../errors.ts";
 import { renderImport, renderProgress } from "../render/ingest.ts";
 import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { importFromExport } from "./_export-db.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
 export function projectFolder(dir: string): string {
   return resolve(dir).replace(/[^A-Za-z0-9]/g, "-");
+}
+
+function tallyLine(r: FromExportReport): string {
+  const part = (name: string, t: ImportTally) =>
+    `${t.added} ${name} added${t.kept ? ` (${t.kept} already there)` : ""}`;
+  return [
+    part("sessions", r.sessions),
+    part("turns", r.turns),
+    part("details", r.details),
+    part("events", r.events),
+    part("summaries", r.summaries),
+  ].join(", ");
+}
+
+/** `import --from-export <file>` (docs/export.md). */
+function importFromExport(file: string, opts: { db?: string | undefined; json?: boolean | undefined }): void {
+  const report = importExportFile(databasePath(process.env, opts.db), file);
+  if (opts.json) printJson(report);
+  else console.log(`Imported ${file}: ${tallyLine(report)}.`);
 }
 
 export default defineCommand({

@@ -22,7 +22,7 @@ export const commands: Record<string, Loader> = {
   note: () => import("./note.ts").then((m) => m.default),
   monitor: () => import("./monitor.ts").then((m) => m.default),
   statusline: () => import("./statusline.ts").then((m) => m.default),
-  export: () => import("./export.ts").then((m) => m.default),
+  export: () => import("./export/index.ts").then((m) => m.default),
   forget: () => import("./forget.ts").then((m) => m.default),
   pause: () => import("./pause.ts").then((m) => m.default),
   resume: () => import("./pause.ts").then((m) => m.resume),

@@ -1,25 +1,16 @@
 /**
  * `throughline monitor` (docs/monitor.md): how full each live Claude Code session's context
- * is. Reads transcripts only, incrementally, and never opens the database.
+ * is. Reads transcripts only (src/capture/transcript-watch.ts), incrementally, and never opens
+ * the database.
  */
 import { defineCommand } from "citty";
+import { TranscriptWatcher } from "../capture/transcript-watch.ts";
 import { claudeConfigDir } from "../core/paths.ts";
 import { colorsFor } from "../render/colors.ts";
 import { monitorJson, renderMonitor } from "../render/monitor.ts";
 import { stdoutIsTty } from "../render/tty.ts";
 import { jsonArgs, printJson } from "./_args.ts";
-import {
-  buildView,
-  currentProject,
-  IDLE_MINUTES,
-  type MonitorArgs,
-  parseNow,
-  parsePositive,
-  type Selection,
-  TranscriptWatcher,
-} from "./_monitor-watch.ts";
-
-export { buildView, currentProject, IDLE_MINUTES, type MonitorArgs, type Selection, TranscriptWatcher };
+import { buildView, type MonitorArgs, parseNow, parsePositive } from "./_monitor-watch.ts";
 
 const ENTER_ALT = "\x1b[?1049h\x1b[?25l";
 const LEAVE_ALT = "\x1b[?25h\x1b[?1049l";

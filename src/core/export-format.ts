@@ -4,7 +4,7 @@
  * the counts. Rows refer to each other by natural keys (session ids, origin session + turn
  * number, idempotency keys), never by row ids, so a file imports into any database. Times are
  * milliseconds since the epoch (UTC). Text is exported as stored: redacted text stays redacted.
- * Pure: the writer and the reader live in src/commands/_export-db.ts and src/db/queries/export.ts.
+ * Pure: the writer and the reader live in src/capture/export-file.ts and src/db/queries/export.ts.
  */
 import { ThroughlineError } from "../errors.ts";
 

@@ -118,6 +118,16 @@ export function isObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/** A stored JSON object (an event's `detail`); a damaged or non-object one reads as `{}`. */
+export function objectOrEmpty(text: string): JsonObject {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return isObject(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
 export function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }

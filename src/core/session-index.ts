@@ -8,7 +8,7 @@
 
 import { formatIso } from "./clock.ts";
 import { EVENT_TYPES, type EventType, summaryLine } from "./events.ts";
-import { isObject, type JsonObject } from "./jsonl.ts";
+import { type JsonObject, objectOrEmpty } from "./jsonl.ts";
 
 export const SESSION_INDEX_ENV = "THROUGHLINE_SESSION_INDEX";
 
@@ -52,13 +52,8 @@ export const INDEX_TYPES: readonly EventType[] = EVENT_TYPES;
 
 /** One event as the convention writes it; the same row gives the same line on every run. */
 export function indexEvent(r: IndexEventRow): IndexEvent {
-  let detail: JsonObject = {};
-  try {
-    const v = JSON.parse(r.detail) as unknown;
-    if (isObject(v)) detail = v;
-  } catch {
-    // a damaged detail still keeps its summary
-  }
+  // A damaged detail reads as {}: the event still keeps its summary.
+  const detail = objectOrEmpty(r.detail);
   return {
     ts: formatIso(r.ts),
     seq: r.seq,

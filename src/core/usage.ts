@@ -15,6 +15,24 @@ export const LARGE_WINDOW = 1_000_000;
 
 export type WindowReason = "model_suffix" | "display_name" | "payload" | "observed" | "default";
 
+/** One live session in `monitor` and the web view: its context use, read from its transcript. */
+export interface MonitorRow {
+  sessionId: string;
+  /** Short project name (the last part of its directory). */
+  project: string;
+  /** Absolute project directory, when the transcript said it. */
+  projectDir: string | null;
+  transcriptPath: string;
+  /** Context tokens of the newest response; null before the first one. */
+  used: number | null;
+  window: number;
+  windowReason: WindowReason;
+  model: string | null;
+  /** Last write to the transcript (epoch ms). */
+  lastActivity: number;
+  responses: number;
+}
+
 export interface UsageState {
   /** Bytes consumed so far (just after the last complete line). */
   offset: number;

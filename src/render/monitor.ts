@@ -5,26 +5,9 @@
  */
 import { formatClock, formatIso } from "../core/clock.ts";
 import type { JsonObject } from "../core/jsonl.ts";
-import { formatAge, formatTokens, percentOf, type WindowReason } from "../core/usage.ts";
+import { formatAge, formatTokens, type MonitorRow, percentOf } from "../core/usage.ts";
 import { cutToWidth } from "./ansi.ts";
 import type { Colors } from "./colors.ts";
-
-export interface MonitorRow {
-  sessionId: string;
-  /** Short project name (the last part of its directory). */
-  project: string;
-  /** Absolute project directory, when the transcript said it. */
-  projectDir: string | null;
-  transcriptPath: string;
-  /** Context tokens of the newest response; null before the first one. */
-  used: number | null;
-  window: number;
-  windowReason: WindowReason;
-  model: string | null;
-  /** Last write to the transcript (epoch ms). */
-  lastActivity: number;
-  responses: number;
-}
 
 export interface MonitorView {
   now: number;

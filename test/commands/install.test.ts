@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { BUNDLE, bundleHeader, PLUGIN_DIR, pluginFiles, REPO_DIR } from "../../scripts/build-plugin.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
 import {
   isOurCommand,
@@ -15,7 +16,6 @@ import {
   TERM_SHIELD,
 } from "../../src/core/settings.ts";
 import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
-import { BUNDLE, bundleHeader, PLUGIN_DIR, pluginFiles, REPO_DIR } from "../helpers/plugin.ts";
 
 const FOREIGN = {
   model: "opus",

@@ -14,7 +14,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { buildView, TranscriptWatcher } from "../../src/commands/monitor.ts";
+import { TranscriptWatcher } from "../../src/capture/transcript-watch.ts";
+import { buildView } from "../../src/commands/_monitor-watch.ts";
 import { detectWindow, emptyUsage, feedUsage, formatAge, formatTokens } from "../../src/core/usage.ts";
 import { cutToWidth, visibleWidth } from "../../src/render/ansi.ts";
 import { colorsFor } from "../../src/render/colors.ts";

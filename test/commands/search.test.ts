@@ -41,6 +41,14 @@ interface SearchJson {
   terms: string[];
 }
 
+/** `search … --all --json` on `db`: clean (no stderr, exit 0) and parsed. */
+function searchJson(db: string, args: string[]): SearchJson {
+  const out = runCli(["search", ...args, "--db", db, "--all", "--json"]);
+  expect(out.stderr).toBe("");
+  expect(out.exitCode).toBe(0);
+  return JSON.parse(out.stdout) as SearchJson;
+}
+
 describe("search", () => {
   let dir: ReturnType<typeof tempDir>;
   let db: string;
@@ -52,12 +60,7 @@ describe("search", () => {
   });
   afterAll(() => dir[Symbol.dispose]());
 
-  const search = (...args: string[]) => {
-    const out = runCli(["search", ...args, "--db", db, "--all", "--json"]);
-    expect(out.stderr).toBe("");
-    expect(out.exitCode).toBe(0);
-    return JSON.parse(out.stdout) as SearchJson;
-  };
+  const search = (...args: string[]) => searchJson(db, args);
 
   test("an identifier inside a tool output", () => {
     const r = search("refreshAccessToken").results;
@@ -271,12 +274,7 @@ describe("search: ranking by turn, words in context, the push, case folding", ()
   });
   afterAll(() => dir[Symbol.dispose]());
 
-  const search = (...args: string[]) => {
-    const out = runCli(["search", ...args, "--db", db, "--all", "--json"]);
-    expect(out.stderr).toBe("");
-    expect(out.exitCode).toBe(0);
-    return JSON.parse(out.stdout) as SearchJson;
-  };
+  const search = (...args: string[]) => searchJson(db, args);
   const text = (...args: string[]) => {
     const out = runCli(["search", ...args, "--db", db, "--all"]);
     expect(out.stderr).toBe("");

@@ -5,18 +5,14 @@
  */
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { CORPUS, tempDb } from "../helpers/db.ts";
+import { CORPUS_TRANSCRIPTS, corpusTranscripts, tempDb } from "../helpers/db.ts";
 
-const DIR = join(CORPUS, "transcripts");
+const DIR = CORPUS_TRANSCRIPTS;
 const present = existsSync(DIR);
-const files = present
-  ? readdirSync(DIR)
-      .filter((f) => f.endsWith(".jsonl"))
-      .sort()
-  : [];
+const files = corpusTranscripts();
 
 const FILE_TOOLS = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
 /** `git commit`, allowing git's global options (`-C dir`, `-c k=v`, `--no-pager`) before it. */

@@ -6,22 +6,24 @@
  * as written in the text. Skipped when ../shared/corpus is absent.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { CONTEXT_BUDGET, isControlCommand, nextOlderTurn, renderContext } from "../../src/core/context.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { loadContextInput } from "../../src/db/queries/chain.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
-import { CLI_INVOCATION, CORPUS, REPO, tempDir, USER_PATH } from "../helpers/db.ts";
+import {
+  CLI_INVOCATION,
+  CORPUS_TRANSCRIPTS,
+  corpusTranscripts,
+  REPO,
+  tempDir,
+  USER_PATH,
+} from "../helpers/db.ts";
 import { bakedCommands } from "../helpers/pull.ts";
 
-const DIR = join(CORPUS, "transcripts");
-const all = existsSync(DIR)
-  ? readdirSync(DIR)
-      .filter((f) => f.endsWith(".jsonl"))
-      .sort()
-  : [];
+const DIR = CORPUS_TRANSCRIPTS;
+const all = corpusTranscripts();
 const mains = all.filter((f) => !f.includes(".sub-agent-"));
 
 async function cli(args: string[], db: string): Promise<string> {

@@ -4,18 +4,14 @@
  * positive: the counts per kind are printed, and capped at what was found on looking at each hit.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REDACTION_KINDS, redact, redactReporting } from "../../src/core/redact.ts";
-import { CORPUS } from "../helpers/db.ts";
+import { CORPUS_TRANSCRIPTS, corpusTranscripts } from "../helpers/db.ts";
 
-const dir = join(CORPUS, "transcripts");
+const dir = CORPUS_TRANSCRIPTS;
 const present = existsSync(dir);
-const files = present
-  ? readdirSync(dir)
-      .filter((f) => f.endsWith(".jsonl"))
-      .sort()
-  : [];
+const files = corpusTranscripts();
 
 /**
  * Every hit, looked at: all are in mclaude-abc757d1.jsonl, a session writing a secret scanner,

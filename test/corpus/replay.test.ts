@@ -2,20 +2,24 @@
  * The third-party corpus in ../shared/corpus (absent on a user's machine: these tests skip).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { ingestInCuts, rng } from "../helpers/cuts.ts";
-import { CORPUS, count, memoryHash, runCli, tempDb } from "../helpers/db.ts";
+import {
+  CORPUS,
+  CORPUS_TRANSCRIPTS,
+  corpusTranscripts,
+  count,
+  memoryHash,
+  runCli,
+  tempDb,
+} from "../helpers/db.ts";
 
-const dir = join(CORPUS, "transcripts");
+const dir = CORPUS_TRANSCRIPTS;
 const present = existsSync(dir);
-const files = present
-  ? readdirSync(dir)
-      .filter((f) => f.endsWith(".jsonl"))
-      .sort()
-  : [];
+const files = corpusTranscripts();
 const mains = files.filter((f) => !f.includes(".sub-agent-"));
 
 /** The MANIFEST's `human` column: the number of human prompts per file. */

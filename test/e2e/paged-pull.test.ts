@@ -34,6 +34,7 @@ import {
   persistedOutput,
   printed,
   pushIn,
+  sessionPrompted,
   sessionRequests,
   typeTurns,
 } from "./scenario.ts";
@@ -166,8 +167,7 @@ describe.skipIf(SKIP !== null)(
         await tmux.waitForScreen((s) => s.includes(done), "the answer after the last page");
         expect(tmux.capture()).not.toMatch(APPROVAL);
 
-        const newId = h.standIn.mainRequests().find((r) => r.body && lastPrompt(r.body).includes(go))!
-          .sessionId!;
+        const newId = sessionPrompted(h, go);
         const requests = sessionRequests(h, newId);
         const push = pushIn(requests[0]!.body!);
         expect(push.length).toBeGreaterThan(0);

@@ -25,6 +25,7 @@ import {
   printed,
   promptHookOutputs,
   pushIn,
+  sessionPrompted,
   sessionRequests,
   typeTurns,
 } from "./scenario.ts";
@@ -85,8 +86,7 @@ describe.skipIf(SKIP !== null)("the plugin from this repository (real Claude Cod
         60_000,
         "the model's pull and its answer",
       );
-      const newId = h.standIn.mainRequests().find((r) => r.body && lastPrompt(r.body).includes(go))!
-        .sessionId!;
+      const newId = sessionPrompted(h, go);
       const requests = sessionRequests(h, newId);
       const push = pushIn(requests[0]!.body!);
       expect(push).toContain(prompts[3]!);

@@ -40,6 +40,7 @@ import {
   printed,
   promptHookOutputs,
   pushIn,
+  sessionPrompted,
   sessionRequests,
   turnStored,
   typeTurns,
@@ -166,8 +167,7 @@ describe.skipIf(SKIP !== null)(
           90_000,
           "the model's three pulls and its answer",
         );
-        const newId = h.standIn.mainRequests().find((r) => r.body && lastPrompt(r.body).includes(go))!
-          .sessionId!;
+        const newId = sessionPrompted(h, go);
         const requests = sessionRequests(h, newId);
         const push = pushIn(requests[0]!.body!);
         expect(push.length).toBeGreaterThan(0);

@@ -120,6 +120,11 @@ export function sessionRequests(h: E2EHome, sessionId: string): RecordedRequest[
   return h.standIn.mainRequests(sessionId);
 }
 
+/** The session whose request carried the prompt holding `words` (a new session's first prompt). */
+export function sessionPrompted(h: E2EHome, words: string): string {
+  return h.standIn.mainRequests().find((r) => r.body && lastPrompt(r.body).includes(words))!.sessionId!;
+}
+
 /** The texts UserPromptSubmit printed for a session, as Claude Code recorded them (the push). */
 export function promptHookOutputs(transcript: TranscriptEntry[]): string[] {
   return transcript

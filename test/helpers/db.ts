@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
@@ -9,6 +9,16 @@ import { openForWrite } from "../../src/db/open.ts";
 export const REPO = join(import.meta.dir, "..", "..");
 export const FIXTURES = join(REPO, "test", "fixtures");
 export const CORPUS = join(REPO, "..", "shared", "corpus");
+/** The corpus's transcripts (a sub-agent's is `<session>.sub-agent-<id>.jsonl` beside its session's). */
+export const CORPUS_TRANSCRIPTS = join(CORPUS, "transcripts");
+/** The corpus's transcript file names, sorted; none where the corpus is absent (its suites skip). */
+export function corpusTranscripts(): string[] {
+  return existsSync(CORPUS_TRANSCRIPTS)
+    ? readdirSync(CORPUS_TRANSCRIPTS)
+        .filter((f) => f.endsWith(".jsonl"))
+        .sort()
+    : [];
+}
 /** The sample session the demo replays; it ships with the product. */
 export const SAMPLE = join(REPO, "src", "sample", "todo-api-session.jsonl");
 

@@ -135,6 +135,17 @@ describe("hook import graph", () => {
     expect(builtins.filter((b) => b.startsWith("node:"))).toEqual([]);
   });
 
+  test("the status line's fast path (src/cli.ts → commands/statusline.ts) stays a hook's size", () => {
+    // Claude Code runs it as often as a hook (docs/monitor.md): no other command, no colour, no
+    // package (not citty, not picocolors), only node:fs and bun:sqlite, and 16 modules (the
+    // transcript's tail is read by src/capture/transcript-tail.ts, which adds nothing else).
+    const { local, builtins } = fullGraph([join(REPO, "src", "commands", "statusline.ts")]);
+    expect(local.filter((f) => f.startsWith("src/commands/"))).toEqual(["src/commands/statusline.ts"]);
+    expect(local.filter((f) => f.startsWith("src/render/"))).toEqual(["src/render/statusline.ts"]);
+    expect(builtins).toEqual(["bun:sqlite", "node:fs"]);
+    expect(local.length).toBeLessThanOrEqual(16);
+  });
+
   for (const entry of entries)
     test(`${entry.slice(REPO.length + 1)} imports only core, db and bun built-ins`, async () => {
       const out = await Bun.build({ entrypoints: [entry], target: "bun", metafile: true });
@@ -148,7 +159,8 @@ describe("hook import graph", () => {
     const commandsDir = join(REPO, "src", "commands");
     const web =
       /src\/(commands\/_ui-server|commands\/ui|render\/ui\/|render\/html|core\/ui-guard|core\/paging|db\/queries\/ui)/;
-    const others = readdirSync(commandsDir)
+    // Every command file, a command folder's subcommands (commands/export/) included.
+    const others = readdirSync(commandsDir, { recursive: true, encoding: "utf8" })
       .filter((f) => f.endsWith(".ts") && f !== "ui.ts" && f !== "_ui-server.ts" && f !== "index.ts")
       .map((f) => join(commandsDir, f));
     // Like staticGraph, past text modules (the demo's .jsonl) that are not code.

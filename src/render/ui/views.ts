@@ -5,9 +5,9 @@
 import type { ContextStats } from "../../core/context.ts";
 import { PAGE_SIZE } from "../../core/paging.ts";
 import type { SearchHit } from "../../core/search.ts";
+import type { MonitorRow } from "../../core/usage.ts";
 import type { ProjectRow } from "../../db/queries/ui.ts";
 import { type Html, highlight, href, html } from "../html.ts";
-import type { MonitorRow } from "../monitor.ts";
 import { chars, command, page, pager, when } from "./layout.ts";
 import { type AxisEvent, markClass, timelineSvg } from "./timeline.ts";
 

@@ -1,15 +1,15 @@
 import { defineCommand } from "citty";
-import { type WrittenIndex, writeSessionIndex } from "../capture/session-index.ts";
-import { claudeConfigDir, databasePath } from "../core/paths.ts";
-import { type Database, openForRead } from "../db/open.ts";
-import { resolveProject } from "../db/project.ts";
-import { resolveChain } from "../db/queries/chain.ts";
-import { type IndexScope, indexedSessions } from "../db/queries/session-index.ts";
-import { resolveLive } from "../db/queries/sessions.ts";
-import { ThroughlineError } from "../errors.ts";
-import { renderActivity } from "../render/activity.ts";
-import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { activityView } from "./_recall-activity.ts";
+import { type WrittenIndex, writeSessionIndex } from "../../capture/session-index.ts";
+import { claudeConfigDir, databasePath } from "../../core/paths.ts";
+import { type Database, openForRead } from "../../db/open.ts";
+import { resolveProject } from "../../db/project.ts";
+import { resolveChain } from "../../db/queries/chain.ts";
+import { type IndexScope, indexedSessions } from "../../db/queries/session-index.ts";
+import { resolveLive } from "../../db/queries/sessions.ts";
+import { ThroughlineError } from "../../errors.ts";
+import { renderActivity } from "../../render/activity.ts";
+import { dbArgs, jsonArgs, printJson } from "../_args.ts";
+import { activityView } from "../_recall-activity.ts";
 
 /** The chain of a session; a session known only from its events (no turn yet) is its own. */
 function chainOf(db: Database, id: string): string {

@@ -1,12 +1,11 @@
 /**
- * `throughline export jsonl` and `throughline import --from-export <file>` (docs/export.md):
- * the whole memory as `throughline.export.v1` JSONL, and back. The export streams row by row
- * from a read-only connection; the import reads the file in chunks inside one IMMEDIATE
- * transaction, so a damaged or truncated file writes nothing.
+ * The file side of `throughline export jsonl` and `throughline import --from-export <file>`
+ * (docs/export.md): the whole memory as `throughline.export.v1` JSONL, and back. The export
+ * streams row by row from a read-only connection; the import reads the file in chunks inside
+ * one IMMEDIATE transaction, so a damaged or truncated file writes nothing. The format itself
+ * (records, lines, checks) is pure, in src/core/export-format.ts.
  */
 import { closeSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { isatty } from "node:tty";
-import { defineCommand } from "citty";
 import { formatIso } from "../core/clock.ts";
 import {
   type BodyRecord,
@@ -17,8 +16,6 @@ import {
   exportLine,
   parseRecord,
 } from "../core/export-format.ts";
-import { databasePath } from "../core/paths.ts";
-import { plural } from "../core/text.ts";
 import { withReader, withWriter } from "../db/open.ts";
 import {
   exportDetails,
@@ -34,7 +31,6 @@ import {
 import { writeTransaction } from "../db/tx.ts";
 import { ThroughlineError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 
 /** Write all of `data`, waiting out a non-blocking pipe that is momentarily full. */
 function writeAll(fd: number, data: Uint8Array): void {
@@ -103,6 +99,45 @@ export function writeExport(path: string, sink: { write(s: string): void }, now 
       return counts;
     });
   });
+}
+
+/** The export on an open descriptor (stdout): returns what it wrote. */
+export function exportToFd(path: string, fd: number): { counts: ExportCounts; bytes: number } {
+  const sink = new FdSink(fd);
+  const counts = writeExport(path, sink);
+  sink.flush();
+  return { counts, bytes: sink.bytes };
+}
+
+/**
+ * The export into the file `out` (0600). Written beside the target and renamed at the end: a
+ * failed export never leaves a truncated file under the name a later import would read.
+ */
+export function exportToFile(path: string, out: string): { counts: ExportCounts; bytes: number } {
+  const tmp = `${out}.tmp-${process.pid}`;
+  let fd: number;
+  try {
+    fd = openSync(tmp, "wx", 0o600);
+  } catch (err) {
+    throw new ThroughlineError("E_WRITE", `cannot write ${out}: ${(err as Error).message}`);
+  }
+  let counts: ExportCounts;
+  const sink = new FdSink(fd);
+  try {
+    counts = writeExport(path, sink);
+    sink.flush();
+    closeSync(fd);
+    renameSync(tmp, out);
+  } catch (err) {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+    unlinkSync(tmp);
+    throw err;
+  }
+  return { counts, bytes: sink.bytes };
 }
 
 /**
@@ -252,88 +287,3 @@ export function importExportFile(dbPath: string, file: string): FromExportReport
     });
   });
 }
-
-function tallyLine(r: FromExportReport): string {
-  const part = (name: string, t: ImportTally) =>
-    `${t.added} ${name} added${t.kept ? ` (${t.kept} already there)` : ""}`;
-  return [
-    part("sessions", r.sessions),
-    part("turns", r.turns),
-    part("details", r.details),
-    part("events", r.events),
-    part("summaries", r.summaries),
-  ].join(", ");
-}
-
-/** `import --from-export <file>`: the import command delegates here. */
-export function importFromExport(
-  file: string,
-  opts: { db?: string | undefined; json?: boolean | undefined },
-): void {
-  const report = importExportFile(databasePath(process.env, opts.db), file);
-  if (opts.json) printJson(report);
-  else console.log(`Imported ${file}: ${tallyLine(report)}.`);
-}
-
-export default defineCommand({
-  meta: {
-    name: "jsonl",
-    description:
-      "Write the whole memory as throughline.export.v1 JSONL (docs/export.md) to stdout or --out; restore it with `import --from-export <file>`",
-  },
-  args: {
-    out: { type: "string", description: "Write to this file (0600) instead of stdout", valueHint: "file" },
-    ...dbArgs,
-    ...jsonArgs,
-  },
-  run({ args }) {
-    const path = databasePath(process.env, args.db);
-    const out = args.out && args.out !== "-" ? args.out : null;
-    if (out === null) {
-      if (args.json)
-        throw new ThroughlineError(
-          "E_ARGS",
-          "--json reports on an export written with --out <file>; on stdout the export itself is the output",
-        );
-      if (isatty(1))
-        throw new ThroughlineError(
-          "E_ARGS",
-          "export jsonl writes the whole memory: redirect stdout to a file or pass --out <file>",
-        );
-      const sink = new FdSink(1);
-      writeExport(path, sink);
-      sink.flush();
-      return;
-    }
-    // Written beside the target and renamed at the end: a failed export never leaves a
-    // truncated file under the name a later import would read.
-    const tmp = `${out}.tmp-${process.pid}`;
-    let fd: number;
-    try {
-      fd = openSync(tmp, "wx", 0o600);
-    } catch (err) {
-      throw new ThroughlineError("E_WRITE", `cannot write ${out}: ${(err as Error).message}`);
-    }
-    let counts: ExportCounts;
-    const sink = new FdSink(fd);
-    try {
-      counts = writeExport(path, sink);
-      sink.flush();
-      closeSync(fd);
-      renameSync(tmp, out);
-    } catch (err) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed
-      }
-      unlinkSync(tmp);
-      throw err;
-    }
-    if (args.json)
-      return printJson({ schema: "throughline.export.report.v1", file: out, bytes: sink.bytes, counts });
-    console.log(
-      `Exported ${plural(counts.sessions, "session", "sessions")}, ${plural(counts.turns, "turn", "turns")}, ${plural(counts.details, "detail", "details")}, ${plural(counts.events, "event", "events")} and ${plural(counts.summaries, "summary", "summaries")} to ${out} (${sink.bytes} bytes).`,
-    );
-  },
-});

@@ -2,7 +2,8 @@ import { defineCommand } from "citty";
 
 /**
  * `throughline export <what>`: memory written out in another tool's format. Each format is its
- * own subcommand file, loaded only when it runs (docs/monitor.md for `session-index`).
+ * own subcommand file in this folder, loaded only when it runs (docs/monitor.md for
+ * `session-index`, docs/export.md for `jsonl`).
  */
 export default defineCommand({
   meta: {
@@ -11,7 +12,7 @@ export default defineCommand({
       "Write memory out in another format (session-index: the files the original /recall skill reads; jsonl: the whole memory, for backup and `import --from-export`)",
   },
   subCommands: {
-    "session-index": () => import("./_export-session-index.ts").then((m) => m.default),
-    jsonl: () => import("./_export-db.ts").then((m) => m.default),
+    "session-index": () => import("./session-index.ts").then((m) => m.default),
+    jsonl: () => import("./jsonl.ts").then((m) => m.default),
   },
 });

@@ -8,11 +8,11 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { HOOKS, type HookSpec } from "../../src/core/hook-table.ts";
-import { hookCommand, slashCommands } from "../../src/core/settings.ts";
-import { VERSION } from "../../src/version.ts";
+import { HOOKS, type HookSpec } from "../src/core/hook-table.ts";
+import { hookCommand, slashCommands } from "../src/core/settings.ts";
+import { VERSION } from "../src/version.ts";
 
-export const REPO_DIR = join(import.meta.dir, "..", "..");
+export const REPO_DIR = join(import.meta.dir, "..");
 export const PLUGIN_DIR = join(REPO_DIR, "plugin");
 export const BUNDLE = "throughline.js";
 /** Hooks run the bundle the plugin ships, with whatever `bun` is on the user's PATH. */

@@ -1,46 +1,20 @@
 /**
- * `recall [words…]` without `--l1`/`--l2` (docs/activity.md): the activity index queried in plain
- * words. Read-only. `recall.ts` owns the command line and calls this for the words mode.
+ * `recall [words…]` without `--l1`/`--l2` (docs/activity.md): the flags resolved to a scope, the
+ * view read by src/read/activity.ts, printed. Read-only. `recall.ts` owns the command line and
+ * calls this for the words mode.
  */
-import {
-  ACTIVITY_ROWS,
-  type ActivityQuery,
-  groupsByTurn,
-  parseActivityQuery,
-} from "../core/activity-query.ts";
 import { instantFlag } from "../core/clock.ts";
-import type { EventType } from "../core/events.ts";
 import { selfInvocation } from "../core/invocation.ts";
-import { objectOrEmpty } from "../core/jsonl.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
-import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { withReader } from "../db/open.ts";
 import { findProject, resolveProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
-import {
-  COUNT_CAP,
-  countEvents,
-  type EventFilter,
-  type EventRow,
-  lastGreen,
-  latestChain,
-  listEvents,
-  rankEvents,
-  scopeHasEvents,
-  scopeIds,
-  scopeStats,
-  topFiles,
-} from "../db/queries/events.ts";
+import { latestChain } from "../db/queries/events.ts";
 import { chainParts } from "../db/queries/forks.ts";
-import { getSession, liveEnd } from "../db/queries/sessions.ts";
-import {
-  type ActivityEvent,
-  type ActivityView,
-  activityJson,
-  renderActivity,
-  type SummaryFacts,
-} from "../render/activity.ts";
+import { getSession } from "../db/queries/sessions.ts";
+import { activityView } from "../read/activity.ts";
+import { activityJson, renderActivity } from "../render/activity.ts";
 import { printJson } from "./_args.ts";
 import { envChain } from "./_pull-args.ts";
 
@@ -54,47 +28,8 @@ export interface ActivityRecallArgs {
   db?: string;
 }
 
-/** How many items each list of the summary shows. */
-const SUMMARY_ITEMS = 5;
-
 function parseNow(text: string | undefined): number {
   return text === undefined || text === "" ? Date.now() : instantFlag("--now", text);
-}
-
-function turnKeyOf(r: EventRow): string | null {
-  return r.turn_number === null ? null : `${r.origin_session_id}:${r.turn_number}`;
-}
-
-/** Shown rows mostly share a chain or two: one lookup per key and view (cleared by activityView). */
-const liveEnds = new WeakMap<Database, Map<string, string>>();
-function liveEndOf(db: Database, key: string): string {
-  let m = liveEnds.get(db);
-  if (!m) {
-    m = new Map();
-    liveEnds.set(db, m);
-  }
-  let live = m.get(key);
-  if (live === undefined) {
-    live = liveEnd(db, key);
-    m.set(key, live);
-  }
-  return live;
-}
-
-function toEvent(db: Database, r: EventRow): ActivityEvent {
-  // A damaged detail reads as {}: the event still shows its summary.
-  const detail = objectOrEmpty(r.detail);
-  return {
-    ts: r.ts,
-    seq: r.seq,
-    type: r.type,
-    summary: r.summary,
-    detail,
-    session: liveEndOf(db, r.session_id),
-    origin: r.origin_session_id,
-    project: r.project,
-    turnNumber: r.turn_number,
-  };
 }
 
 /** Default: the most recently active chain of the current project; `--all`: every session of it. */
@@ -140,155 +75,6 @@ export function resolveActivityScope(
     scope: { kind: "chain", live, parts: chainParts(db, live) },
     label: `session ${live} (latest in ${p})`,
     project: p,
-  };
-}
-
-function filterOf(
-  scope: Scope,
-  q: ActivityQuery,
-  any: boolean,
-  ids: { lo: number; hi: number } | null,
-): EventFilter {
-  // The index keeps no positions: its trigram match is verified by the substrings (docs/search.md).
-  const fts = textMatch(q.keywords, any);
-  return {
-    scope,
-    ids,
-    types: q.types,
-    from: q.range?.from ?? null,
-    to: q.range?.to ?? null,
-    match: fts.match,
-    substrings: fts.substrings,
-    anySubstring: fts.anySubstring,
-  };
-}
-
-function summaryFacts(db: Database, scope: Scope): SummaryFacts {
-  const list = (types: EventType[], limit: number, from: number | null = null) =>
-    listEvents(db, { scope, types, from, to: null, match: null, substrings: [] }, limit).map((r) =>
-      toEvent(db, r),
-    );
-  const stats = scopeStats(db, scope, { from: null, to: null });
-  const green = lastGreen(db, scope);
-  const openFrom = green === null ? null : green + 1;
-  const openErrors = countEvents(db, {
-    scope,
-    types: ["error"],
-    from: openFrom,
-    to: null,
-    match: null,
-    substrings: [],
-  });
-  return {
-    first: stats.first,
-    last: stats.last,
-    byType: stats.byType,
-    lastPhase: list(["phase_change"], 1)[0] ?? null,
-    commits: list(["git_commit"], SUMMARY_ITEMS),
-    tests: list(["test_run"], SUMMARY_ITEMS),
-    openErrors: list(["error"], SUMMARY_ITEMS, openFrom),
-    openErrorCount: openErrors,
-    openErrorCountCapped: openErrors > COUNT_CAP,
-    openSince: green,
-    decisions: list(["decision"], SUMMARY_ITEMS),
-    files: topFiles(db, scope, { from: null, to: null }, SUMMARY_ITEMS),
-  };
-}
-
-/** The filter of a query, widened to any keyword when no event holds them all; its count. */
-function matchFilter(
-  db: Database,
-  query: ActivityQuery,
-  scope: Scope,
-): { filter: EventFilter; total: number; any: boolean } {
-  const ids = query.keywords.length > 0 ? scopeIds(db, scope) : null;
-  const filter = filterOf(scope, query, false, ids);
-  const total = countEvents(db, filter);
-  if (total === 0 && query.keywords.length > 1) {
-    const wider = filterOf(scope, query, true, ids);
-    const n = countEvents(db, wider);
-    if (n > 0) return { filter: wider, total: n, any: true };
-  }
-  return { filter, total, any: false };
-}
-
-/** A grouped query's ranking: every candidate, best first, and the turns they form (what the view shows). */
-function rankedGroups(db: Database, filter: EventFilter, keywords: readonly string[]) {
-  // Every ranked candidate, so that a turn's other matches are listed with it.
-  const ranked = rankEvents(db, filter, keywords, Number.POSITIVE_INFINITY);
-  return { ranked, groups: groupByTurn(ranked, turnKeyOf) };
-}
-
-/**
- * The turns a keyword query ranks first, best first: `turns` as `recall` groups them, `rows` one
- * per ranked event (for comparison), `matched` every turn with a matching event. For the corpus quality test; null for a query that is not
- * grouped (a type word, no keyword).
- */
-export function rankedTurns(
-  db: Database,
-  words: readonly string[],
-  opts: { now: number; scope: Scope },
-  limit: number,
-): { turns: (string | null)[]; rows: (string | null)[]; matched: Set<string | null> } | null {
-  const query = parseActivityQuery(words, opts.now);
-  if (!groupsByTurn(query)) return null;
-  const { filter } = matchFilter(db, query, opts.scope);
-  const { ranked, groups } = rankedGroups(db, filter, query.keywords);
-  return {
-    turns: groups.slice(0, limit).map((g) => turnKeyOf(g.best)),
-    rows: ranked.slice(0, limit).map(turnKeyOf),
-    matched: new Set(ranked.map(turnKeyOf)),
-  };
-}
-
-/** Build the view for a query (exported for tests and the bench). */
-export function activityView(
-  db: Database,
-  words: readonly string[],
-  opts: { now: number; scope: Scope; label: string; project?: string | null },
-): ActivityView {
-  liveEnds.delete(db);
-  const query = parseActivityQuery(words, opts.now);
-  const base = { query, scopeLabel: opts.label, project: opts.project ?? null, anyKeyword: false };
-  if (!scopeHasEvents(db, opts.scope)) return { ...base, empty: true, total: 0, events: [], summary: null };
-  if (query.mode === "summary") {
-    const summary = summaryFacts(db, opts.scope);
-    const events = listEvents(
-      db,
-      { scope: opts.scope, types: null, from: null, to: null, match: null, substrings: [] },
-      ACTIVITY_ROWS,
-    ).map((r) => toEvent(db, r));
-    const total = Object.values(summary.byType).reduce((a, n) => a + (n ?? 0), 0);
-    return { ...base, empty: false, total, events, summary };
-  }
-  const { filter, total, any } = matchFilter(db, query, opts.scope);
-  const grouped = groupsByTurn(query);
-  let events: ActivityEvent[];
-  if (grouped) {
-    events = rankedGroups(db, filter, query.keywords)
-      .groups.slice(0, ACTIVITY_ROWS)
-      .map(({ best, members }) => ({
-        ...toEvent(db, best),
-        also: members.slice(1).map((a) => ({ ts: a.ts, seq: a.seq, type: a.type, summary: a.summary })),
-      }));
-  } else {
-    const rows =
-      query.keywords.length > 0
-        ? rankEvents(db, filter, query.keywords, ACTIVITY_ROWS)
-        : listEvents(db, filter, ACTIVITY_ROWS);
-    events = rows.map((r) => toEvent(db, r));
-  }
-  // Rank picks which events are shown; the table lists them newest first.
-  events.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
-  return {
-    ...base,
-    anyKeyword: any,
-    empty: false,
-    total,
-    totalCapped: total > COUNT_CAP,
-    events,
-    ...(grouped ? { groupedByTurn: true } : {}),
-    summary: null,
   };
 }
 

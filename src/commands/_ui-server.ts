@@ -26,6 +26,7 @@ import {
   type UiTurnRow,
 } from "../db/queries/ui.ts";
 import { ThroughlineError } from "../errors.ts";
+import { searchTurns } from "../read/search-turns.ts";
 import css from "../render/ui/style.css" with { type: "text" };
 import {
   chainPage,
@@ -39,7 +40,6 @@ import {
   turnPage,
 } from "../render/ui/views.ts";
 import { buildView } from "./_monitor-watch.ts";
-import { searchTurns } from "./_search-turns.ts";
 
 export interface UiOptions {
   dbPath: string;

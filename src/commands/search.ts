@@ -14,10 +14,10 @@ import { withReader } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
+import { rankedMatches, searchTurns, type TurnResult } from "../read/search-turns.ts";
 import { renderSearch, type SearchView, searchJson } from "../render/search.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { envChain, parseCount, SESSION_ENV } from "./_pull-args.ts";
-import { rankedMatches, searchTurns, type TurnResult } from "./_search-turns.ts";
 
 function resolveScope(
   db: Database,

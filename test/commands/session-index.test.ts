@@ -10,7 +10,6 @@ import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileS
 import { join } from "node:path";
 import { Glob } from "bun";
 import { replay } from "../../src/capture/replay.ts";
-import { activityView } from "../../src/commands/_recall-activity.ts";
 import { parseActivityQuery } from "../../src/core/activity-query.ts";
 import { EVENT_TYPES } from "../../src/core/events.ts";
 import { projectHash, sessionIndexDir } from "../../src/core/session-index.ts";
@@ -18,6 +17,7 @@ import { openForWrite } from "../../src/db/open.ts";
 import { latestChain } from "../../src/db/queries/events.ts";
 import { resolveLive } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";
+import { activityView } from "../../src/read/activity.ts";
 import { activityJson } from "../../src/render/activity.ts";
 import { CORPUS, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";

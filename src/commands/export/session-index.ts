@@ -7,9 +7,9 @@ import { resolveChain } from "../../db/queries/chain.ts";
 import { type IndexScope, indexedSessions } from "../../db/queries/session-index.ts";
 import { resolveLive } from "../../db/queries/sessions.ts";
 import { ThroughlineError } from "../../errors.ts";
+import { activityView } from "../../read/activity.ts";
 import { renderActivity } from "../../render/activity.ts";
 import { dbArgs, jsonArgs, printJson } from "../_args.ts";
-import { activityView } from "../_recall-activity.ts";
 
 /** The chain of a session; a session known only from its events (no turn yet) is its own. */
 function chainOf(db: Database, id: string): string {

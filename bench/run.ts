@@ -15,8 +15,35 @@ import { benchHooks } from "./hooks.ts";
 import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== "continuation")
-  throw new Error(`BENCH_ONLY=${only}: the one section that runs alone is "continuation"`);
+if (only !== undefined && only !== "continuation" && only !== "client")
+  throw new Error(`BENCH_ONLY=${only}: the sections that run alone are "continuation" and "client"`);
+
+/**
+ * Enter → model request in the real client, none / no-op hook / throughline (bench/client.ts),
+ * on each pinned CLI present. BENCH_CLIENT=0 (or BENCH_SKIP_E2E=1) leaves it out;
+ * BENCH_CLIENT_ROUNDS sets the rounds (default 10: a median of 10 per cell).
+ */
+async function benchClientSection(floorBin: string, bin: string): Promise<unknown> {
+  if (process.env.BENCH_CLIENT === "0" || process.env.BENCH_SKIP_E2E === "1") {
+    console.log("\nin the client: skipped (BENCH_CLIENT=0 or BENCH_SKIP_E2E=1)");
+    return { skipped: "BENCH_CLIENT=0 or BENCH_SKIP_E2E=1" };
+  }
+  const { benchClient, clientSkipReason, renderClient } = await import("./client.ts");
+  const why = clientSkipReason();
+  if (why) {
+    console.log(`\nin the client: skipped (${why})`);
+    return { skipped: why };
+  }
+  console.error("Enter → model request in the client…");
+  const rounds = Math.max(1, Number(process.env.BENCH_CLIENT_ROUNDS ?? 10));
+  const reports = await benchClient({ floorBin, bin, rounds });
+  console.log(`\n${renderClient(reports)}`);
+  await Bun.write(
+    join(WORK, "client.json"),
+    JSON.stringify({ reports, at: new Date().toISOString() }, null, 1),
+  );
+  return reports.map(({ cells: _cells, ...r }) => r);
+}
 
 async function benchTimings(): Promise<void> {
   const runs = Math.max(20, Number(process.env.BENCH_RUNS ?? 20));
@@ -174,6 +201,9 @@ async function benchTimings(): Promise<void> {
     extra.claude_code_hook_latency = report.skipped ? { skipped: report.skipped } : report.summary;
   }
 
+  // Enter → model request in the real client (bench/client.ts): its own table, printed with the others.
+  extra.client = await benchClientSection(floorBin, bin);
+
   /** "≤ 1.5×" → met when the ratio is at most 1.5; rows without a goal say nothing. */
   function verdict(r: Row): string {
     const m = r.goal ? /≤ ([\d.]+)×/.exec(r.goal) : null;
@@ -258,5 +288,10 @@ async function benchContinuation(): Promise<void> {
   );
 }
 
-if (only !== "continuation") await benchTimings();
-await benchContinuation();
+if (only === "client") {
+  console.error("building the floor and the binary…");
+  await benchClientSection(await buildFloor(), await buildBinary());
+} else {
+  if (only !== "continuation") await benchTimings();
+  await benchContinuation();
+}

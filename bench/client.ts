@@ -19,8 +19,10 @@
  * "added" figures.
  */
 import { existsSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { shellQuote } from "../src/core/invocation.ts";
+import { PUSH_HEADING } from "../src/core/search.ts";
 import { mergeHooks } from "../src/core/settings.ts";
 import {
   createHome,
@@ -31,7 +33,7 @@ import {
   TmuxClaude,
   waitUntil,
 } from "../test/e2e/driver.ts";
-import { pushIn, turnStored } from "../test/e2e/scenario.ts";
+import { turnStored } from "../test/e2e/scenario.ts";
 import { lastPrompt, lastUserMessage, messageText, type RecordedRequest } from "../test/e2e/stand-in.ts";
 import { median, round } from "./lib.ts";
 
@@ -81,6 +83,8 @@ export interface ClientVersionReport {
   /** Why this version was not measured. */
   skipped?: string;
   rounds: number;
+  /** 1-minute load average before and after the version's run: how busy the shared machine was. */
+  load?: [number, number];
   cells: ClientCell[];
   moments: Partial<Record<ClientMoment, ClientMomentResult>>;
 }
@@ -109,6 +113,18 @@ interface Session {
   tmux: TmuxClaude;
   /** The reply the screen shows last (what /clear removes). */
   lastReply: string;
+}
+
+/**
+ * The push is in this prompt's own turn (its UserPromptSubmit output), not an earlier one: in
+ * the messages after the last assistant message. Which message holds it differs by version
+ * (2.1.197 sends the hook output, with the agent and skill listings, as a `system`-role message
+ * after the prompt), so every role but the assistant's counts.
+ */
+function pushed(req: RecordedRequest): boolean {
+  const msgs = req.body?.messages ?? [];
+  const lastAssistant = msgs.findLastIndex((m) => m.role === "assistant");
+  return msgs.slice(lastAssistant + 1).some((m) => messageText(m).includes(PUSH_HEADING));
 }
 
 function reply(prompt: string): string {
@@ -207,6 +223,7 @@ async function benchVersion(
   const why = clientSkipReason();
   if (why) return { ...base, skipped: why };
 
+  const loadBefore = round(loadavg()[0] ?? 0);
   const homes: E2EHome[] = [];
   const sessions: Session[] = [];
   try {
@@ -232,14 +249,13 @@ async function benchVersion(
       for (const s of order) {
         const prompt = `steady ${tag} ${s.config} round ${r}`;
         const { ms, req } = await timedPrompt(s, prompt);
-        if (r > 0)
-          samples.get(key(s.config, "steady"))!.push({ ms, prompt, pushed: pushIn(req.body!) !== "" });
+        if (r > 0) samples.get(key(s.config, "steady"))!.push({ ms, prompt, pushed: pushed(req) });
       }
       for (const s of order) {
         await clear(s);
         const prompt = `push ${tag} ${s.config} round ${r}`;
         const { ms, req } = await timedPrompt(s, prompt);
-        if (r > 0) samples.get(key(s.config, "push"))!.push({ ms, prompt, pushed: pushIn(req.body!) !== "" });
+        if (r > 0) samples.get(key(s.config, "push"))!.push({ ms, prompt, pushed: pushed(req) });
       }
     }
 
@@ -251,6 +267,7 @@ async function benchVersion(
       }
     return {
       ...base,
+      load: [loadBefore, round(loadavg()[0] ?? 0)],
       cells,
       moments: { steady: momentResult(cells, "steady"), push: momentResult(cells, "push") },
     };
@@ -280,7 +297,7 @@ export function renderClient(reports: ClientVersionReport[]): string {
       continue;
     }
     const n = r.cells[0]?.samples.length ?? 0;
-    lines.push(`  Claude Code ${r.version} (median of ${n})`);
+    lines.push(`  Claude Code ${r.version} (median of ${n}; load average ${r.load?.[0]} → ${r.load?.[1]})`);
     lines.push(
       `    ${"moment".padEnd(8)} ${"none".padStart(8)} ${"no-op".padStart(8)} ${"throughline".padStart(12)} ${"+no-op".padStart(8)} ${"+throughline".padStart(13)} ${"ratio".padStart(7)}  goal`,
     );

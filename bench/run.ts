@@ -5,6 +5,9 @@
  * Last, continuation recall over the shared corpus (bench/continuation.ts), to stdout and
  * .bench/continuation.json; BENCH_ONLY=continuation runs that section alone (no build, no timings).
  * BENCH_HEAVY=full (default) | small | 0: the heavy user's year (bench/heavy.ts), a ≥ 1 GB import.
+ * Enter → model request in the real client (bench/client.ts), on each pinned CLI in .e2e/:
+ * BENCH_CLIENT=0 leaves it out, BENCH_CLIENT_ROUNDS sets its rounds, BENCH_ONLY=client runs it alone
+ * (it builds the floor and the binary, nothing else).
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -23,26 +26,22 @@ if (only !== undefined && only !== "continuation" && only !== "client")
  * on each pinned CLI present. BENCH_CLIENT=0 (or BENCH_SKIP_E2E=1) leaves it out;
  * BENCH_CLIENT_ROUNDS sets the rounds (default 10: a median of 10 per cell).
  */
-async function benchClientSection(floorBin: string, bin: string): Promise<unknown> {
+async function benchClientSection(floorBin: string, bin: string): Promise<{ table: string; extra: unknown }> {
   if (process.env.BENCH_CLIENT === "0" || process.env.BENCH_SKIP_E2E === "1") {
-    console.log("\nin the client: skipped (BENCH_CLIENT=0 or BENCH_SKIP_E2E=1)");
-    return { skipped: "BENCH_CLIENT=0 or BENCH_SKIP_E2E=1" };
+    const why = "BENCH_CLIENT=0 or BENCH_SKIP_E2E=1";
+    return { table: `in the client: skipped (${why})`, extra: { skipped: why } };
   }
   const { benchClient, clientSkipReason, renderClient } = await import("./client.ts");
   const why = clientSkipReason();
-  if (why) {
-    console.log(`\nin the client: skipped (${why})`);
-    return { skipped: why };
-  }
+  if (why) return { table: `in the client: skipped (${why})`, extra: { skipped: why } };
   console.error("Enter → model request in the client…");
   const rounds = Math.max(1, Number(process.env.BENCH_CLIENT_ROUNDS ?? 10));
   const reports = await benchClient({ floorBin, bin, rounds });
-  console.log(`\n${renderClient(reports)}`);
   await Bun.write(
     join(WORK, "client.json"),
     JSON.stringify({ reports, at: new Date().toISOString() }, null, 1),
   );
-  return reports.map(({ cells: _cells, ...r }) => r);
+  return { table: renderClient(reports), extra: reports.map(({ cells: _cells, ...r }) => r) };
 }
 
 async function benchTimings(): Promise<void> {
@@ -202,7 +201,8 @@ async function benchTimings(): Promise<void> {
   }
 
   // Enter → model request in the real client (bench/client.ts): its own table, printed with the others.
-  extra.client = await benchClientSection(floorBin, bin);
+  const client = await benchClientSection(floorBin, bin);
+  extra.client = client.extra;
 
   /** "≤ 1.5×" → met when the ratio is at most 1.5; rows without a goal say nothing. */
   function verdict(r: Row): string {
@@ -266,6 +266,7 @@ async function benchTimings(): Promise<void> {
       hv.import.db_bytes_per_transcript_byte <= 0.5,
     );
   }
+  console.log(`\n${client.table}`);
   console.log(JSON.stringify(extra, null, 2));
   await Bun.write(
     join(WORK, "results.json"),
@@ -290,7 +291,7 @@ async function benchContinuation(): Promise<void> {
 
 if (only === "client") {
   console.error("building the floor and the binary…");
-  await benchClientSection(await buildFloor(), await buildBinary());
+  console.log((await benchClientSection(await buildFloor(), await buildBinary())).table);
 } else {
   if (only !== "continuation") await benchTimings();
   await benchContinuation();

@@ -80,11 +80,11 @@ export function round(x: number, d = 2): number {
   return Math.round(x * f) / f;
 }
 
-/** The floor: a compiled Bun binary that reads stdin and exits. */
-export async function buildFloor(): Promise<string> {
-  const src = join(WORK, "floor.ts");
+/** The floor: a compiled Bun binary that reads stdin and exits (built in `dir`, .bench/ by default). */
+export async function buildFloor(dir = WORK): Promise<string> {
+  const src = join(dir, "floor.ts");
   await Bun.write(src, "await Bun.stdin.text();\n");
-  const out = join(WORK, "floor");
+  const out = join(dir, "floor");
   const r = Bun.spawnSync(
     [
       "bun",
@@ -105,8 +105,26 @@ export async function buildFloor(): Promise<string> {
   return out;
 }
 
-export async function buildBinary(): Promise<string> {
-  const r = Bun.spawnSync(["bun", "run", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+/**
+ * `bun run build`, to dist/throughline; with `out`, package.json's build command with that
+ * `--outfile` instead (a test's temp dir: the same flags, said once, in package.json).
+ */
+export async function buildBinary(out?: string): Promise<string> {
+  if (out === undefined) {
+    const r = Bun.spawnSync(["bun", "run", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr}`);
+    return join(ROOT, "dist", "throughline");
+  }
+  const pkg = (await Bun.file(join(ROOT, "package.json")).json()) as { scripts: { build: string } };
+  const argv = pkg.scripts.build.split(/\s+/);
+  const at = argv.indexOf("--outfile");
+  if (at < 0 || argv[0] !== "bun") throw new Error(`unexpected build script: ${pkg.scripts.build}`);
+  argv.splice(at + 1, 1, out);
+  const r = Bun.spawnSync([process.execPath, ...argv.slice(1)], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr}`);
-  return join(ROOT, "dist", "throughline");
+  return out;
 }

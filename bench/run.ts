@@ -5,6 +5,9 @@
  * Last, continuation recall over the shared corpus (bench/continuation.ts), to stdout and
  * .bench/continuation.json; BENCH_ONLY=continuation runs that section alone (no build, no timings).
  * BENCH_HEAVY=full (default) | small | 0: the heavy user's year (bench/heavy.ts), a ≥ 1 GB import.
+ * Enter → model request in the real client (bench/client.ts), on each pinned CLI in .e2e/:
+ * BENCH_CLIENT=0 leaves it out, BENCH_CLIENT_ROUNDS sets its rounds, BENCH_ONLY=client runs it alone
+ * (it builds the floor and the binary, nothing else).
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -15,8 +18,31 @@ import { benchHooks } from "./hooks.ts";
 import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== "continuation")
-  throw new Error(`BENCH_ONLY=${only}: the one section that runs alone is "continuation"`);
+if (only !== undefined && only !== "continuation" && only !== "client")
+  throw new Error(`BENCH_ONLY=${only}: the sections that run alone are "continuation" and "client"`);
+
+/**
+ * Enter → model request in the real client, none / no-op hook / throughline (bench/client.ts),
+ * on each pinned CLI present. BENCH_CLIENT=0 (or BENCH_SKIP_E2E=1) leaves it out;
+ * BENCH_CLIENT_ROUNDS sets the rounds (default 10: a median of 10 per cell).
+ */
+async function benchClientSection(floorBin: string, bin: string): Promise<{ table: string; extra: unknown }> {
+  if (process.env.BENCH_CLIENT === "0" || process.env.BENCH_SKIP_E2E === "1") {
+    const why = "BENCH_CLIENT=0 or BENCH_SKIP_E2E=1";
+    return { table: `in the client: skipped (${why})`, extra: { skipped: why } };
+  }
+  const { benchClient, clientSkipReason, renderClient } = await import("./client.ts");
+  const why = clientSkipReason();
+  if (why) return { table: `in the client: skipped (${why})`, extra: { skipped: why } };
+  console.error("Enter → model request in the client…");
+  const rounds = Math.max(1, Number(process.env.BENCH_CLIENT_ROUNDS ?? 10));
+  const reports = await benchClient({ floorBin, bin, rounds });
+  await Bun.write(
+    join(WORK, "client.json"),
+    JSON.stringify({ reports, at: new Date().toISOString() }, null, 1),
+  );
+  return { table: renderClient(reports), extra: reports.map(({ cells: _cells, ...r }) => r) };
+}
 
 async function benchTimings(): Promise<void> {
   const runs = Math.max(20, Number(process.env.BENCH_RUNS ?? 20));
@@ -174,6 +200,10 @@ async function benchTimings(): Promise<void> {
     extra.claude_code_hook_latency = report.skipped ? { skipped: report.skipped } : report.summary;
   }
 
+  // Enter → model request in the real client (bench/client.ts): its own table, printed with the others.
+  const client = await benchClientSection(floorBin, bin);
+  extra.client = client.extra;
+
   /** "≤ 1.5×" → met when the ratio is at most 1.5; rows without a goal say nothing. */
   function verdict(r: Row): string {
     const m = r.goal ? /≤ ([\d.]+)×/.exec(r.goal) : null;
@@ -236,6 +266,7 @@ async function benchTimings(): Promise<void> {
       hv.import.db_bytes_per_transcript_byte <= 0.5,
     );
   }
+  console.log(`\n${client.table}`);
   console.log(JSON.stringify(extra, null, 2));
   await Bun.write(
     join(WORK, "results.json"),
@@ -258,5 +289,10 @@ async function benchContinuation(): Promise<void> {
   );
 }
 
-if (only !== "continuation") await benchTimings();
-await benchContinuation();
+if (only === "client") {
+  console.error("building the floor and the binary…");
+  console.log((await benchClientSection(await buildFloor(), await buildBinary())).table);
+} else {
+  if (only !== "continuation") await benchTimings();
+  await benchContinuation();
+}

@@ -573,11 +573,12 @@ export class TmuxClaude {
 
   static async start(
     h: E2EHome,
-    opts: { cwd?: string; args?: string[]; width?: number; height?: number } = {},
+    opts: { cwd?: string; args?: string[]; width?: number; height?: number; claude?: string } = {},
   ): Promise<TmuxClaude> {
     const socket = join(h.root, `tmux-${++tmuxSeq}.sock`);
     const name = `e2e${tmuxSeq}`;
-    const cmd = [claudeBinary(), ...(opts.args ?? [])].map(shellQuote).join(" ");
+    // `claude`: another CLI than claudeBinary() (bench/client.ts runs both pinned versions).
+    const cmd = [opts.claude ?? claudeBinary(), ...(opts.args ?? [])].map(shellQuote).join(" ");
     // The tmux server is started by this call and inherits h.env, so claude sees exactly it.
     const r = Bun.spawnSync(
       [

@@ -70,6 +70,11 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   body: MessagesBody | null;
   receivedAt: number;
+  /**
+   * `performance.now()` when the request reached the handler, before its body is read: the
+   * arrival bench/client.ts times a prompt against (same clock as the harness's own reads).
+   */
+  arrivedAt: number;
 }
 
 /**
@@ -376,6 +381,7 @@ export async function startStandIn(opts: StandInOptions = {}): Promise<StandIn> 
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
+      const arrivedAt = performance.now();
       const url = new URL(req.url);
       const path = url.pathname + url.search;
       const raw = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
@@ -397,6 +403,7 @@ export async function startStandIn(opts: StandInOptions = {}): Promise<StandIn> 
         headers: Object.fromEntries(req.headers),
         body,
         receivedAt: Date.now(),
+        arrivedAt,
       };
       requests.push(rec);
       if (opts.logDir)

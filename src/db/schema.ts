@@ -377,6 +377,40 @@ CREATE TRIGGER events_fts_insert AFTER INSERT ON events WHEN NOT ${DEFERRED("eve
   INSERT INTO events_fts(rowid, text) VALUES (new.id, ${EVENT_FTS_TEXT("new")});
 END;
 `,
+  /* 10: a push the Stop worker prepares, and the generation that tells when it went stale (docs/contract.md, "The prepared push") */ `
+-- One counter, raised by every change to what a push is rendered from: turns, their bodies, tool
+-- details and summaries, and how sessions form chains. A new session row does not raise it (a
+-- SessionStart of another window changes no chain); a merge, a fork link or a forget does.
+CREATE TABLE content_generation (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+INSERT INTO content_generation (id, n) VALUES (1, 0);
+CREATE TRIGGER turns_generation_insert AFTER INSERT ON turns BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER turns_generation_update AFTER UPDATE ON turns BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER turns_generation_delete AFTER DELETE ON turns BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER bodies_generation_insert AFTER INSERT ON bodies BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER bodies_generation_update AFTER UPDATE ON bodies BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER bodies_generation_delete AFTER DELETE ON bodies BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER details_generation_insert AFTER INSERT ON details BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER details_generation_update AFTER UPDATE ON details BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER details_generation_delete AFTER DELETE ON details BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER skeletons_generation_insert AFTER INSERT ON skeletons BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER skeletons_generation_update AFTER UPDATE ON skeletons BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER skeletons_generation_delete AFTER DELETE ON skeletons BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER sessions_generation_update AFTER UPDATE OF chain, merged_into, fork_uuid, project ON sessions BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER sessions_generation_delete AFTER DELETE ON sessions BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+-- What the successor of a chain's live end would be pushed, rendered with a placeholder for the
+-- successor's id, as of one generation; used by the handoff only when nothing changed since.
+CREATE TABLE prepared_pushes (
+  session_id TEXT PRIMARY KEY,
+  generation INTEGER NOT NULL,
+  version TEXT NOT NULL,
+  invocation TEXT NOT NULL,
+  placeholder TEXT NOT NULL,
+  text TEXT NOT NULL,
+  stats TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+ALTER TABLE injections ADD COLUMN prepared INTEGER NOT NULL DEFAULT 0;
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -23,11 +23,13 @@ import {
   recordHandoff,
   recordInjection,
 } from "../db/queries/handoff.ts";
+import { contentGeneration } from "../db/queries/prepared.ts";
 import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
 import { writeTransaction } from "../db/tx.ts";
 import { claimStart, isStart } from "./claim.ts";
 import type { HookContext } from "./context.ts";
 import { CHOICE_RANK, choosePredecessor } from "./predecessor.ts";
+import { type HandoffTrace, takePrepared } from "./prepared-push.ts";
 
 /**
  * Consume the pending handoff in one IMMEDIATE transaction; returns the push text, if any.
@@ -45,10 +47,14 @@ export async function handoff(
   const consumed: string[] = [];
   const folded: string[] = [];
   const push = writeTransaction(db, (): string | undefined => {
+    const trace: HandoffTrace = { generation: contentGeneration(db), merged: [], ingested: false };
     for (const start of intents) (fold(ctx, start) === "spent" ? consumed : folded).push(start.session_id);
     // Re-read inside the write lock: of two racing prompts only one consumes the row.
-    if (!settle(ctx, ctx.sessionId, 0, warnings, consumed)) return undefined;
-    const result = renderContext(loadContextInput(db, ctx.sessionId), selfInvocation());
+    if (!settle(ctx, ctx.sessionId, 0, warnings, consumed, trace)) return undefined;
+    const invocation = selfInvocation();
+    // The Stop worker's render when nothing changed since; the same text either way.
+    const prepared = takePrepared(db, ctx.sessionId, trace, invocation);
+    const result = prepared ?? renderContext(loadContextInput(db, ctx.sessionId), invocation);
     if (result.stats.injected_turns === 0 && result.stats.remaining_turns + result.stats.older_turns === 0)
       return undefined;
     recordInjection(db, {
@@ -56,6 +62,7 @@ export async function handoff(
       created_at: ctx.now(),
       ...result.stats,
       truncated_newest: result.stats.truncated_newest ? 1 : 0,
+      prepared: prepared ? 1 : 0,
     });
     return result.text;
   });
@@ -127,6 +134,7 @@ function settle(
   depth: number,
   warnings: string[],
   consumed: string[],
+  trace: HandoffTrace,
 ): boolean {
   const { db } = ctx;
   const now = ctx.now();
@@ -141,7 +149,7 @@ function settle(
   let evidence = link?.evidence ?? null;
   if (link && depth < MAX_PASS_ON) {
     const pred = resolveLive(db, link.predecessor).id;
-    if (getPending(db, pred) && settle(ctx, pred, depth + 1, warnings, consumed))
+    if (getPending(db, pred) && settle(ctx, pred, depth + 1, warnings, consumed, trace))
       evidence = `${evidence}; ${pred} was cleared before its first prompt and passed its predecessor on`;
   }
 
@@ -165,10 +173,14 @@ function settle(
     // Finish the predecessor's transcript first: the last turn before /clear had no Stop.
     if (pred?.transcript_path && mayHaveGrown(db, pred.transcript_path))
       try {
+        const before = contentGeneration(db);
         // The ingest code loads only when there is something to read (~1.5 ms of modules).
         const { ingestSession } = require("../capture/session.ts") as typeof import("../capture/session.ts");
         ingestSession(db, { path: pred.transcript_path, sessionId: pred.id, project: pred.project, now });
+        // A read that found nothing new leaves the prepared push good.
+        if (contentGeneration(db) !== before) trace.ingested = true;
       } catch (err) {
+        trace.ingested = true;
         warnings.push(`could not finish ingesting ${pred.id}: ${(err as Error).message}`);
       }
     const skip = predId.cycle
@@ -191,6 +203,7 @@ function settle(
         updatedAt: now,
       });
       const turns = mergeChain(db, predId.id, sessionId);
+      trace.merged.push(predId.id);
       merged = true;
       if (depth === 0 && turns === 0)
         reason = [reason, "predecessor chain holds no turns"].filter(Boolean).join("; ");

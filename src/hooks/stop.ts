@@ -25,6 +25,11 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   const res = ingestSession(ctx.db, opts);
   await waitForFlush(ctx, opts, res.newestFinalText);
   await summarizeOne(ctx);
+  // Behind the client, with the chain just read: what a /clear would push (docs/contract.md,
+  // "The prepared push"), so the first prompt after it need not render.
+  const { preparePush } = await import("./prepared-push.ts");
+  const { selfInvocation } = await import("../core/invocation.ts");
+  preparePush(ctx.db, resolveLive(ctx.db, ctx.sessionId).id, selfInvocation(), ctx.now());
   // Opt-in (docs/monitor.md): rewrite the session-index files, summary.md included.
   if (sessionIndexEnabled(ctx.env)) {
     const { refreshSessionIndex } = await import("../capture/session-index.ts");

@@ -70,7 +70,8 @@ describe("chains keyed on the chain", () => {
       db.close();
     }
     expect(cost[1]).toBe(cost[0]!);
-    expect(cost[0]).toBeLessThanOrEqual(3);
+    // Session rows, and the content generation's one row their triggers raise (migration 10).
+    expect(cost[0]).toBeLessThanOrEqual(5);
   });
 
   test("the push counts the summaries of the older turns only, not those of window turns, ties included", () => {

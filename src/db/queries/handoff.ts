@@ -252,15 +252,17 @@ export type InjectionRow = Omit<ContextStats, "truncated_newest"> & {
   truncated_newest: number;
   /** What the push was for: a handoff (the default) or a compaction. */
   moment?: "handoff" | "compaction";
+  /** 1 when the handoff printed the push the Stop worker had prepared (docs/contract.md, "The prepared push"). */
+  prepared?: number;
 };
 
 export function recordInjection(db: Database, r: InjectionRow): void {
   db.query(
     `INSERT INTO injections (session_id, created_at, total_chars, budget, injected_turns, remaining_turns, older_turns,
-       older_summarized, truncated_newest, boundary, moment)
+       older_summarized, truncated_newest, boundary, moment, prepared)
      VALUES ($session_id, $created_at, $total_chars, $budget, $injected_turns, $remaining_turns, $older_turns,
-       $older_summarized, $truncated_newest, $boundary, $moment)`,
-  ).run({ moment: "handoff", ...r });
+       $older_summarized, $truncated_newest, $boundary, $moment, $prepared)`,
+  ).run({ moment: "handoff", prepared: 0, ...r });
 }
 
 /** When this session last got a push after a compaction; null when it never did. */

@@ -11,6 +11,12 @@ import type { HookContext } from "./context.ts";
 
 /** docs/contract.md#capture flush race: Claude Code may fire Stop before the last text reaches the file. */
 export const FLUSH_WAIT_MS = 2000;
+/**
+ * The same wait in the detached worker (src/cli.ts), which nobody waits for: on a loaded
+ * 2-core machine Claude Code 2.1.197 was seen writing the reply more than 2 s after Stop fired.
+ * Waiting costs nothing while the text is there, and holds no lock while it is not.
+ */
+export const DETACHED_FLUSH_WAIT_MS = 10_000;
 const POLL_MS = 50;
 
 export default async function stop(ctx: HookContext): Promise<undefined> {
@@ -55,9 +61,9 @@ async function waitForFlush(
   // Nothing new in the file: compare with what an earlier Stop already stored (redacted).
   let newest = fromFirstRead ?? storedFinalText(ctx.db, ctx.sessionId);
   const wanted = fromFirstRead === null ? redact(last) : last;
-  const waitMs = Number(ctx.env.THROUGHLINE_FLUSH_WAIT_MS ?? FLUSH_WAIT_MS);
-  const deadline =
-    performance.now() + (Number.isFinite(waitMs) ? Math.min(waitMs, FLUSH_WAIT_MS) : FLUSH_WAIT_MS);
+  const allowance = ctx.env.THROUGHLINE_HOOK_WORKER === "1" ? DETACHED_FLUSH_WAIT_MS : FLUSH_WAIT_MS;
+  const waitMs = Number(ctx.env.THROUGHLINE_FLUSH_WAIT_MS ?? allowance);
+  const deadline = performance.now() + (Number.isFinite(waitMs) ? Math.min(waitMs, allowance) : allowance);
   while (!hasLastMessage(newest, wanted) && !hasLastMessage(newest, last)) {
     if (performance.now() >= deadline) {
       // Store what is there; the next Stop or the next session's handoff finishes the turn.

@@ -250,6 +250,57 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
     20_000,
   );
 
+  test.skipIf(process.platform === "win32")(
+    "the detached worker waits longer for the reply than the foreground hook: one written 3 s after Stop is stored",
+    async () => {
+      using dir = tempDir();
+      const { THROUGHLINE_FLUSH_WAIT_MS: _, ...env } = envFor(dir.path);
+      const sessionId = "cccccccc-0000-4000-8000-000000000014";
+      const t = new TranscriptBuilder(sessionId);
+      t.user("hello");
+      const path = join(dir.path, "t.jsonl");
+      writeFileSync(path, t.text());
+      const payload = JSON.stringify({
+        session_id: sessionId,
+        transcript_path: path,
+        cwd: "/p",
+        hook_event_name: "Stop",
+        last_assistant_message: "the late answer",
+      });
+      const hook = Bun.spawn(["/bin/sh", "-c", hookCommand(CLI_INVOCATION, "stop")], {
+        env,
+        stdin: new Blob([payload]),
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      await hook.exited;
+      await Bun.sleep(3_000);
+      t.say("the late answer");
+      writeFileSync(path, t.text());
+      let reply: string | null = null;
+      for (
+        const end = Date.now() + 10_000;
+        reply !== "the late answer" && Date.now() < end;
+        await Bun.sleep(50)
+      ) {
+        if (!existsSync(env.THROUGHLINE_DB)) continue;
+        const db = new Database(env.THROUGHLINE_DB, { readonly: true });
+        try {
+          reply = storedFinalText(db, sessionId);
+        } catch {
+          // schema not created yet by the worker
+        } finally {
+          db.close();
+        }
+      }
+      expect(reply).toBe("the late answer");
+      const db = new Database(env.THROUGHLINE_DB, { readonly: true });
+      expect(count(db, "SELECT count(*) n FROM hook_errors")).toBe(0);
+      db.close();
+    },
+    20_000,
+  );
+
   test("THROUGHLINE_DETACH=0 runs the hook in the foreground", () => {
     using dir = tempDir();
     const payload = oneTurn(dir.path, "cccccccc-0000-4000-8000-000000000007");

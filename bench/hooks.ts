@@ -16,6 +16,7 @@ import { shellQuote } from "../src/core/invocation.ts";
 import { hookCommand } from "../src/core/settings.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
 import type { StartIntent } from "../src/db/pending-marks.ts";
+import { preparePush } from "../src/hooks/prepared-push.ts";
 import { TranscriptBuilder } from "../test/helpers/transcript.ts";
 import { measure, WORK } from "./lib.ts";
 
@@ -210,6 +211,59 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       .get(newId, chainId)!.n;
     db.close();
     if (merged !== 1) throw new Error(`bench: the handoff of ${newId} did not merge ${chainId}`);
+  }
+
+  // The same handoff when the chain's last Stop prepared the push (docs/contract.md, "The prepared
+  // push"): client-shaped ids, and the invocation the binary computes for itself.
+  const pChain = "b0000000-0000-4000-8000-000000001000";
+  const pTranscript = join(WORK, `${pChain}.jsonl`);
+  writeFileSync(pTranscript, bigTranscript(pChain, 1000, 600).text());
+  const pTemplate = join(WORK, "chain-prepared.template.db");
+  removeDb(pTemplate);
+  {
+    const db = openForWrite(pTemplate);
+    ingestTranscript(db, { path: pTranscript, sessionId: pChain, project: PROJECT, now: Date.now() });
+    preparePush(db, pChain, shellQuote(opts.bin), Date.now());
+    db.close();
+  }
+  let pNew = "";
+  out["hook user-prompt-submit (handoff, 1,000-turn chain, prepared push)"] = measure(
+    opts.runs,
+    () => [opts.bin, "hook", "user-prompt-submit"],
+    {
+      env,
+      before: () => {
+        copyDb(pTemplate, runDb);
+        pNew = `c0000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+        const start: StartIntent = {
+          session_id: pNew,
+          source: "clear",
+          client: null,
+          prompt_id: null,
+          created_at: chainBorn + n * 1000,
+          cwd: PROJECT,
+          transcript_path: join(WORK, `${pNew}.jsonl`),
+        };
+        writeFileSync(`${runDb}-pending/${pNew}`, JSON.stringify(start));
+      },
+      stdin: () =>
+        JSON.stringify({
+          session_id: pNew,
+          transcript_path: join(WORK, `${pNew}.jsonl`),
+          cwd: PROJECT,
+          hook_event_name: "UserPromptSubmit",
+          prompt: "go on",
+        }),
+    },
+  );
+  {
+    // A row that measured a render would be a wrong figure: the last run must have printed the prepared push.
+    const db = openForRead(runDb);
+    const used = db
+      .query<{ prepared: number }, [string]>("SELECT prepared FROM injections WHERE session_id = ?")
+      .get(pNew)?.prepared;
+    db.close();
+    if (used !== 1) throw new Error(`bench: the handoff of ${pNew} did not print the prepared push`);
   }
 
   // Stop for the newest turn: the cost must not grow with the transcript.

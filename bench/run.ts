@@ -89,6 +89,7 @@ async function benchTimings(): Promise<void> {
       rows: {
         "hook session-start": "≤ 1.5×",
         "hook user-prompt-submit (no pending)": "≤ 1.5×",
+        "hook user-prompt-submit (handoff, 1,000-turn chain, prepared push)": "≤ 2×",
         "hook user-prompt-submit (handoff, 1,000-turn chain)": "≤ 2×",
         "hook session-start (after compaction: the push, 1,000-turn chain)": "≤ 2×",
         "hook session-end (clear, 1,000-turn chain)": "≤ 1.5×",

@@ -6,9 +6,8 @@
  * chain and nothing a push is rendered from changed since (the content generation, raised by
  * triggers). Otherwise it renders as before; either way the text is the same.
  */
-import { type ContextStats, renderContext } from "../core/context.ts";
+import type { ContextStats } from "../core/context.ts";
 import type { Database } from "../db/open.ts";
-import { loadContextInput } from "../db/queries/chain.ts";
 import { contentGeneration, deletePrepared, getPrepared, putPrepared } from "../db/queries/prepared.ts";
 import { writeTransaction } from "../db/tx.ts";
 import { VERSION } from "../version.ts";
@@ -19,6 +18,10 @@ const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 /** Render and store the push a successor of `live` would get, as of the current generation. */
 export function preparePush(db: Database, live: string, invocation: string, now: number): void {
   if (!SESSION_ID.test(live)) return;
+  // Loaded here, not at the top: the handoff imports this module for takePrepared, and a prepared
+  // push is there to spare it the renderer.
+  const { renderContext } = require("../core/context.ts") as typeof import("../core/context.ts");
+  const { loadContextInput } = require("../db/queries/chain.ts") as typeof import("../db/queries/chain.ts");
   writeTransaction(db, () => {
     const generation = contentGeneration(db);
     // Random: 122 bits no transcript holds by chance, so every occurrence is the id.

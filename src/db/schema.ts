@@ -383,19 +383,30 @@ END;
 -- SessionStart of another window changes no chain); a merge, a fork link or a forget does.
 CREATE TABLE content_generation (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
 INSERT INTO content_generation (id, n) VALUES (1, 0);
+-- An UPDATE that writes the values already there (an upsert of the same row) is no change.
 CREATE TRIGGER turns_generation_insert AFTER INSERT ON turns BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
-CREATE TRIGGER turns_generation_update AFTER UPDATE ON turns BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER turns_generation_update AFTER UPDATE ON turns
+  WHEN (old.session_id, old.origin_session_id, old.turn_number, old.started_at, old.ended_at, old.user_chars, old.assistant_chars, old.uuid) IS NOT (new.session_id, new.origin_session_id, new.turn_number, new.started_at, new.ended_at, new.user_chars, new.assistant_chars, new.uuid)
+  BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER turns_generation_delete AFTER DELETE ON turns BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER bodies_generation_insert AFTER INSERT ON bodies BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
-CREATE TRIGGER bodies_generation_update AFTER UPDATE ON bodies BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER bodies_generation_update AFTER UPDATE ON bodies
+  WHEN (old.turn_id, old.origin_session_id, old.role, old.text, old.final_text) IS NOT (new.turn_id, new.origin_session_id, new.role, new.text, new.final_text)
+  BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER bodies_generation_delete AFTER DELETE ON bodies BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER details_generation_insert AFTER INSERT ON details BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
-CREATE TRIGGER details_generation_update AFTER UPDATE ON details BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER details_generation_update AFTER UPDATE ON details
+  WHEN (old.turn_id, old.origin_session_id, old.source, old.ord, old.kind, old.tool_name, old.tool_use_id, old.input, old.output, old.is_error) IS NOT (new.turn_id, new.origin_session_id, new.source, new.ord, new.kind, new.tool_name, new.tool_use_id, new.input, new.output, new.is_error)
+  BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER details_generation_delete AFTER DELETE ON details BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER skeletons_generation_insert AFTER INSERT ON skeletons BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
-CREATE TRIGGER skeletons_generation_update AFTER UPDATE ON skeletons BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER skeletons_generation_update AFTER UPDATE ON skeletons
+  WHEN (old.summary, old.backend, old.error) IS NOT (new.summary, new.backend, new.error)
+  BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER skeletons_generation_delete AFTER DELETE ON skeletons BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
-CREATE TRIGGER sessions_generation_update AFTER UPDATE OF chain, merged_into, fork_uuid, project ON sessions BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER sessions_generation_update AFTER UPDATE OF chain, merged_into, fork_uuid, project ON sessions
+  WHEN (old.chain, old.merged_into, old.fork_uuid, old.project) IS NOT (new.chain, new.merged_into, new.fork_uuid, new.project)
+  BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER sessions_generation_delete AFTER DELETE ON sessions BEGIN UPDATE content_generation SET n = n + 1 WHERE id = 1; END;
 -- What the successor of a chain's live end would be pushed, rendered with a placeholder for the
 -- successor's id, as of one generation; used by the handoff only when nothing changed since.

@@ -403,6 +403,13 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
           );
         await waitStored(h, oldId, prompt, `Reply ${i + 1} ${tag}`);
       }
+      // The Stop worker prepares the push after storing the turn (docs/contract.md, "The prepared
+      // push"); a user's /clear comes seconds later.
+      await waitUntil(
+        () =>
+          queryDb(h, (db) => db.query("SELECT 1 AS x FROM prepared_pushes WHERE session_id = ?").get(oldId)),
+        "the prepared push of the old session",
+      );
       const newId = await clearSession(h, tmux, `Reply 5 ${tag}`);
       const next = `go on ${tag}`;
       await tmux.submit(next);
@@ -433,6 +440,12 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
         db.query("SELECT merged_into FROM sessions WHERE id = ?").get(oldId),
       ) as { merged_into: string | null };
       expect(merged.merged_into).toBe(newId);
+      // What reached the model was the prepared text: nothing the client wrote between the last
+      // Stop and the first prompt (SessionEnd, SessionStart, /clear) changed what a push is made of.
+      const how = queryDb(h, (db) =>
+        db.query("SELECT prepared FROM injections WHERE session_id = ?").all(newId),
+      );
+      expect(how).toEqual([{ prepared: 1 }]);
 
       // A second prompt carries nothing new: the push is in its request once (as history).
       const again = `and again ${tag}`;

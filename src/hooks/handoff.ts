@@ -45,8 +45,14 @@ export async function handoff(
   const consumed: string[] = [];
   const folded: string[] = [];
   const push = writeTransaction(db, (): string | undefined => {
-    const trace: HandoffTrace = { generation: contentGeneration(db), merged: [], ingested: false };
-    for (const start of intents) (fold(ctx, start) === "spent" ? consumed : folded).push(start.session_id);
+    const trace: HandoffTrace = {
+      generation: contentGeneration(db),
+      merged: [],
+      ingested: false,
+      claimed: [],
+    };
+    for (const start of intents)
+      (fold(ctx, start, trace) === "spent" ? consumed : folded).push(start.session_id);
     // Re-read inside the write lock: of two racing prompts only one consumes the row.
     if (!settle(ctx, ctx.sessionId, 0, warnings, consumed, trace)) return undefined;
     const invocation = selfInvocation();
@@ -81,14 +87,28 @@ export async function handoff(
  * over already (a crash between that commit and the mark's removal): "row" when the mark is to
  * say "1" once committed, "spent" when it is to be removed.
  */
-function fold(ctx: HookContext, start: StartIntent): "row" | "spent" {
+function fold(ctx: HookContext, start: StartIntent, trace: HandoffTrace): "row" | "spent" {
   if (getPending(ctx.db, start.session_id)) return "row";
   if (handedOverSince(ctx.db, start.session_id, start.created_at)) return "spent";
   const { projectOf } = require("../db/project.ts") as typeof import("../db/project.ts");
   const project =
     start.session_id === ctx.sessionId ? ctx.project : start.cwd ? projectOf(start.cwd, ctx.env) : null;
   claimStart(ctx.db, start, project, ctx.env);
+  trace.claimed.push(start.session_id);
   return "row";
+}
+
+/** The link SessionStart (or the claim of its intent) froze into the pending row. */
+function frozenLink(pending: PendingRow): LinkChoice | null {
+  if (pending.predecessor && pending.chosen_by)
+    return {
+      predecessor: pending.predecessor,
+      chosenBy: pending.chosen_by,
+      evidence: pending.evidence ?? "",
+    };
+  return pending.predecessor
+    ? { predecessor: pending.predecessor, chosenBy: "fallback", evidence: "frozen at SessionStart" }
+    : null;
 }
 
 /**
@@ -101,12 +121,7 @@ function relink(
   bornAt: number,
   project: string | null,
 ): LinkChoice | null {
-  const frozen: LinkChoice | null =
-    pending.predecessor && pending.chosen_by
-      ? { predecessor: pending.predecessor, chosenBy: pending.chosen_by, evidence: pending.evidence ?? "" }
-      : pending.predecessor
-        ? { predecessor: pending.predecessor, chosenBy: "fallback", evidence: "frozen at SessionStart" }
-        : null;
+  const frozen = frozenLink(pending);
   if (ctx.env.THROUGHLINE_DISABLE_AUTO_HANDOFF === "1") return null;
   if (pending.source !== "clear" && !isStart(pending.source)) return frozen;
   const again = choosePredecessor(
@@ -143,7 +158,11 @@ function settle(
   const self = getSession(db, sessionId);
   const project = (depth === 0 ? ctx.project : null) ?? pending.project ?? self?.project ?? null;
   const bornAt = self?.created_at ?? pending.created_at;
-  const link = relink(ctx, pending, bornAt, project);
+  // Claimed in this same transaction: the link was chosen a moment ago under this lock, and
+  // choosing it again would find the same one.
+  const link = trace.claimed.includes(sessionId)
+    ? frozenLink(pending)
+    : relink(ctx, pending, bornAt, project);
   let evidence = link?.evidence ?? null;
   if (link && depth < MAX_PASS_ON) {
     const pred = resolveLive(db, link.predecessor).id;

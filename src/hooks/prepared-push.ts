@@ -48,6 +48,8 @@ export interface HandoffTrace {
   merged: string[];
   /** Whether reading a predecessor's transcript further during the handoff changed anything. */
   ingested: boolean;
+  /** The sessions whose SessionStart intent this handoff claimed (their links chosen just now). */
+  claimed: string[];
 }
 
 /**

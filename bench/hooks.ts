@@ -169,38 +169,45 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     }
   })();
   let n = 0;
-  let newId = "";
-  out["hook user-prompt-submit (handoff, 1,000-turn chain)"] = measure(
-    opts.runs,
-    () => [opts.bin, "hook", "user-prompt-submit"],
-    {
+  /**
+   * The first prompt after a /clear, on a copy of `template`: what SessionStart(clear) leaves is
+   * its intent in the session's mark; the prompt claims it (the newest live session of the
+   * project: the chain, no SessionEnd linking) and hands over. Returns the last run's session id.
+   */
+  const handoffRow = (label: string, template: string, idOf: (n: number) => string): (() => string) => {
+    let id = "";
+    out[label] = measure(opts.runs, () => [opts.bin, "hook", "user-prompt-submit"], {
       env,
       before: () => {
-        copyDb(chainTemplate, runDb);
-        newId = `bench-new-${++n}`;
-        // What SessionStart(clear) leaves: its intent in the session's mark. The prompt claims it
-        // (the newest live session of the project: the chain, no SessionEnd linking) and hands over.
+        copyDb(template, runDb);
+        id = idOf(++n);
         const start: StartIntent = {
-          session_id: newId,
+          session_id: id,
           source: "clear",
           client: null,
           prompt_id: null,
           created_at: chainBorn + n * 1000,
           cwd: PROJECT,
-          transcript_path: join(WORK, `${newId}.jsonl`),
+          transcript_path: join(WORK, `${id}.jsonl`),
         };
-        writeFileSync(`${runDb}-pending/${newId}`, JSON.stringify(start));
+        writeFileSync(`${runDb}-pending/${id}`, JSON.stringify(start));
       },
       stdin: () =>
         JSON.stringify({
-          session_id: newId,
-          transcript_path: join(WORK, `${newId}.jsonl`),
+          session_id: id,
+          transcript_path: join(WORK, `${id}.jsonl`),
           cwd: PROJECT,
           hook_event_name: "UserPromptSubmit",
           prompt: "go on",
         }),
-    },
-  );
+    });
+    return () => id;
+  };
+  const newId = handoffRow(
+    "hook user-prompt-submit (handoff, 1,000-turn chain)",
+    chainTemplate,
+    (i) => `bench-new-${i}`,
+  )();
   {
     // A row that measured no handoff would be a wrong figure: the last run must have merged the chain.
     const db = openForRead(runDb);
@@ -226,36 +233,11 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     preparePush(db, pChain, shellQuote(opts.bin), Date.now());
     db.close();
   }
-  let pNew = "";
-  out["hook user-prompt-submit (handoff, 1,000-turn chain, prepared push)"] = measure(
-    opts.runs,
-    () => [opts.bin, "hook", "user-prompt-submit"],
-    {
-      env,
-      before: () => {
-        copyDb(pTemplate, runDb);
-        pNew = `c0000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
-        const start: StartIntent = {
-          session_id: pNew,
-          source: "clear",
-          client: null,
-          prompt_id: null,
-          created_at: chainBorn + n * 1000,
-          cwd: PROJECT,
-          transcript_path: join(WORK, `${pNew}.jsonl`),
-        };
-        writeFileSync(`${runDb}-pending/${pNew}`, JSON.stringify(start));
-      },
-      stdin: () =>
-        JSON.stringify({
-          session_id: pNew,
-          transcript_path: join(WORK, `${pNew}.jsonl`),
-          cwd: PROJECT,
-          hook_event_name: "UserPromptSubmit",
-          prompt: "go on",
-        }),
-    },
-  );
+  const pNew = handoffRow(
+    "hook user-prompt-submit (handoff, 1,000-turn chain, prepared push)",
+    pTemplate,
+    (i) => `c0000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+  )();
   {
     // A row that measured a render would be a wrong figure: the last run must have printed the prepared push.
     const db = openForRead(runDb);

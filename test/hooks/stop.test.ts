@@ -197,6 +197,60 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
     return null;
   }
 
+  /**
+   * The registered Stop command, started on a transcript whose reply is not written yet (the flush
+   * race): its worker waits for it. `finish` writes the reply.
+   */
+  function stopAwaitingReply(dir: string, env: Record<string, string>, sessionId: string, reply: string) {
+    const t = new TranscriptBuilder(sessionId);
+    t.user("hello");
+    const path = join(dir, "t.jsonl");
+    writeFileSync(path, t.text());
+    const payload = JSON.stringify({
+      session_id: sessionId,
+      transcript_path: path,
+      cwd: "/p",
+      hook_event_name: "Stop",
+      last_assistant_message: reply,
+    });
+    const hook = Bun.spawn(["/bin/sh", "-c", hookCommand(CLI_INVOCATION, "stop")], {
+      env,
+      stdin: new Blob([payload]),
+      stdout: "ignore",
+      stderr: "ignore",
+      detached: true,
+    });
+    return {
+      hook,
+      finish: () => {
+        t.say(reply);
+        writeFileSync(path, t.text());
+      },
+    };
+  }
+
+  /** The reply stored for the session within `ms`, polling the database read-only; null if none. */
+  async function storedReply(
+    dbPath: string,
+    sessionId: string,
+    want: string,
+    ms: number,
+  ): Promise<string | null> {
+    let reply: string | null = null;
+    for (const end = Date.now() + ms; reply !== want && Date.now() < end; await Bun.sleep(25)) {
+      if (!existsSync(dbPath)) continue;
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        reply = storedFinalText(db, sessionId);
+      } catch {
+        // schema not created yet by the worker
+      } finally {
+        db.close();
+      }
+    }
+    return reply;
+  }
+
   test.skipIf(process.platform !== "linux")(
     "the detached worker survives the client's kill of the hook's process tree (SIGTERM to every descendant)",
     async () => {
@@ -206,46 +260,17 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
       using dir = tempDir();
       const env = envFor(dir.path);
       const sessionId = "cccccccc-0000-4000-8000-000000000013";
-      const t = new TranscriptBuilder(sessionId);
-      t.user("hello");
-      const path = join(dir.path, "t.jsonl");
-      writeFileSync(path, t.text());
-      // The reply is not in the file yet: the worker waits for it (the flush race), alive long
-      // enough to be found and signalled.
-      const payload = JSON.stringify({
-        session_id: sessionId,
-        transcript_path: path,
-        cwd: "/p",
-        hook_event_name: "Stop",
-        last_assistant_message: "the final answer",
-      });
-      const hook = Bun.spawn(["/bin/sh", "-c", hookCommand(CLI_INVOCATION, "stop")], {
-        env,
-        stdin: new Blob([payload]),
-        stdout: "ignore",
-        stderr: "ignore",
-        detached: true,
-      });
+      // The worker waits for the reply, alive long enough to be found and signalled.
+      const run = stopAwaitingReply(dir.path, env, sessionId, "the final answer");
       const worker = await findWorker(env.THROUGHLINE_DB, 5_000);
       expect(worker).not.toBeNull();
       process.kill(worker!, "SIGTERM");
       process.kill(worker!, "SIGHUP");
-      await hook.exited;
-      t.say("the final answer");
-      writeFileSync(path, t.text());
-      let reply: string | null = null;
-      for (const end = Date.now() + 5_000; reply === null && Date.now() < end; await Bun.sleep(25)) {
-        if (!existsSync(env.THROUGHLINE_DB)) continue;
-        const db = new Database(env.THROUGHLINE_DB, { readonly: true });
-        try {
-          reply = storedFinalText(db, sessionId);
-        } catch {
-          // schema not created yet by the worker
-        } finally {
-          db.close();
-        }
-      }
-      expect(reply).toBe("the final answer");
+      await run.hook.exited;
+      run.finish();
+      expect(await storedReply(env.THROUGHLINE_DB, sessionId, "the final answer", 5_000)).toBe(
+        "the final answer",
+      );
     },
     20_000,
   );
@@ -256,44 +281,13 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
       using dir = tempDir();
       const { THROUGHLINE_FLUSH_WAIT_MS: _, ...env } = envFor(dir.path);
       const sessionId = "cccccccc-0000-4000-8000-000000000014";
-      const t = new TranscriptBuilder(sessionId);
-      t.user("hello");
-      const path = join(dir.path, "t.jsonl");
-      writeFileSync(path, t.text());
-      const payload = JSON.stringify({
-        session_id: sessionId,
-        transcript_path: path,
-        cwd: "/p",
-        hook_event_name: "Stop",
-        last_assistant_message: "the late answer",
-      });
-      const hook = Bun.spawn(["/bin/sh", "-c", hookCommand(CLI_INVOCATION, "stop")], {
-        env,
-        stdin: new Blob([payload]),
-        stdout: "ignore",
-        stderr: "ignore",
-      });
-      await hook.exited;
+      const run = stopAwaitingReply(dir.path, env, sessionId, "the late answer");
+      await run.hook.exited;
       await Bun.sleep(3_000);
-      t.say("the late answer");
-      writeFileSync(path, t.text());
-      let reply: string | null = null;
-      for (
-        const end = Date.now() + 10_000;
-        reply !== "the late answer" && Date.now() < end;
-        await Bun.sleep(50)
-      ) {
-        if (!existsSync(env.THROUGHLINE_DB)) continue;
-        const db = new Database(env.THROUGHLINE_DB, { readonly: true });
-        try {
-          reply = storedFinalText(db, sessionId);
-        } catch {
-          // schema not created yet by the worker
-        } finally {
-          db.close();
-        }
-      }
-      expect(reply).toBe("the late answer");
+      run.finish();
+      expect(await storedReply(env.THROUGHLINE_DB, sessionId, "the late answer", 10_000)).toBe(
+        "the late answer",
+      );
       const db = new Database(env.THROUGHLINE_DB, { readonly: true });
       expect(count(db, "SELECT count(*) n FROM hook_errors")).toBe(0);
       db.close();

@@ -10,7 +10,11 @@ import { runShell } from "./db.ts";
 
 type Obj = Record<string, unknown>;
 
-/** Writes Claude Code-shaped JSONL with the timestamps given, nothing implicit. */
+/**
+ * Writes Claude Code-shaped JSONL with the timestamps given, nothing implicit. Kept beside
+ * helpers/transcript.ts's TranscriptBuilder on purpose: the pull goldens pin ties to the
+ * millisecond, which a builder that runs its own clock cannot state (docs/architecture.md).
+ */
 export class Jsonl {
   readonly lines: string[] = [];
   private n = 0;

@@ -6,13 +6,16 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createHome, e2eSkipReason, runPrint, runThroughline, waitUntil } from "./driver.ts";
-import { nonce, turnStored } from "./scenario.ts";
+import { diagnose, nonce, turnStored } from "./scenario.ts";
 import { lastPrompt } from "./stand-in.ts";
 
 const SKIP = e2eSkipReason();
 const RUNS = 10;
-/** How long the detached worker may take after the client exits (it needs ~50 ms). */
-const WORKER_WAIT_MS = 5_000;
+/**
+ * How long the detached worker may take after the client exits: it needs ~50 ms, but waits up to
+ * DETACHED_FLUSH_WAIT_MS (10 s) for a reply the client writes late, so the test waits longer.
+ */
+const WORKER_WAIT_MS = 15_000;
 
 describe.skipIf(SKIP !== null)("one-shot claude -p (real Claude Code)", () => {
   test(
@@ -34,7 +37,8 @@ describe.skipIf(SKIP !== null)("one-shot claude -p (real Claude Code)", () => {
             WORKER_WAIT_MS,
           );
         } catch {
-          missed.push(prompt);
+          // What the database and the hooks saw, so a miss says where the turn went.
+          missed.push(`${prompt}\n${diagnose(h, r.sessionId)}`);
         }
       }
       expect(missed).toEqual([]);

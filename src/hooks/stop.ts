@@ -30,12 +30,13 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   const opts = { path, sessionId: ctx.sessionId, project: ctx.project, now: ctx.now() };
   const res = ingestSession(ctx.db, opts);
   await waitForFlush(ctx, opts, res.newestFinalText);
-  await summarizeOne(ctx);
+  const live = resolveLive(ctx.db, ctx.sessionId).id;
+  await summarizeOne(ctx, live);
   // Behind the client, with the chain just read: what a /clear would push (docs/contract.md,
   // "The prepared push"), so the first prompt after it need not render.
   const { preparePush } = await import("./prepared-push.ts");
   const { selfInvocation } = await import("../core/invocation.ts");
-  preparePush(ctx.db, resolveLive(ctx.db, ctx.sessionId).id, selfInvocation(), ctx.now());
+  preparePush(ctx.db, live, selfInvocation(), ctx.now());
   // Opt-in (docs/monitor.md): rewrite the session-index files, summary.md included.
   if (sessionIndexEnabled(ctx.env)) {
     const { refreshSessionIndex } = await import("../capture/session-index.ts");
@@ -44,8 +45,7 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
 }
 
 /** Only chains past the 20-turn window have turns to summarise; the summarizer loads only then. */
-async function summarizeOne(ctx: HookContext): Promise<void> {
-  const live = resolveLive(ctx.db, ctx.sessionId).id;
+async function summarizeOne(ctx: HookContext, live: string): Promise<void> {
   if (countChainTurns(ctx.db, live) <= WINDOW_TURNS) return;
   const { summarizeNext } = await import("../capture/summarize.ts");
   summarizeNext(ctx.db, live, ctx.env, ctx.now());

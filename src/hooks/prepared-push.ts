@@ -22,11 +22,14 @@ export function preparePush(db: Database, live: string, invocation: string, now:
   // push is there to spare it the renderer.
   const { renderContext } = require("../core/context.ts") as typeof import("../core/context.ts");
   const { loadContextInput } = require("../db/queries/chain.ts") as typeof import("../db/queries/chain.ts");
+  // Rendered outside the write lock, which other hooks may be waiting for: any write meanwhile
+  // raises the generation, and the row is stored only if it did not move.
+  const generation = contentGeneration(db);
+  // Random: 122 bits no transcript holds by chance, so every occurrence is the id.
+  const placeholder = crypto.randomUUID();
+  const result = renderContext({ ...loadContextInput(db, live), sessionId: placeholder }, invocation);
   writeTransaction(db, () => {
-    const generation = contentGeneration(db);
-    // Random: 122 bits no transcript holds by chance, so every occurrence is the id.
-    const placeholder = crypto.randomUUID();
-    const result = renderContext({ ...loadContextInput(db, live), sessionId: placeholder }, invocation);
+    if (contentGeneration(db) !== generation) return;
     putPrepared(db, {
       session_id: live,
       generation,

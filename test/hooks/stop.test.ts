@@ -180,18 +180,23 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
     },
   );
 
-  /** The detached worker of the Stop hook whose database is `db`, found by its environment. */
+  /** The detached worker of the Stop hook whose database is `db`, found by its environment, once exec'd. */
   async function findWorker(db: string, ms: number): Promise<number | null> {
     const wanted = [`THROUGHLINE_DB=${db}`, "THROUGHLINE_HOOK_WORKER=1"];
     for (const end = Date.now() + ms; Date.now() < end; await Bun.sleep(2)) {
       for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
         let env: string[];
+        let argv0: string | undefined;
         try {
           env = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+          argv0 = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0")[0];
         } catch {
           continue; // gone, or not ours to read
         }
-        if (wanted.every((w) => env.includes(w))) return Number(pid);
+        // The shell that starts it carries the same environment: the worker is the program it
+        // execs, shielded from its first instruction (the shell's own instant before its `trap`
+        // is the one it is not; docs/hooks.md).
+        if (wanted.every((w) => env.includes(w)) && argv0 !== "/bin/sh") return Number(pid);
       }
     }
     return null;

@@ -1,8 +1,9 @@
 import { defineCommand } from "citty";
+import { PULL_MAX_BYTES } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { withReader } from "../db/open.ts";
-import { resolveChain, summariesBefore, turnsBefore } from "../db/queries/chain.ts";
+import { resolveChain, summariesBefore, turnsBefore, turnsFrom } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type RecallRequest, recallJson, renderRecallL1, renderRecallL2 } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -38,6 +39,12 @@ export default defineCommand({
       valueHint: "iso",
     },
     last: { type: "string", description: "How many turns (the newest ones)", valueHint: "n" },
+    "newer-tools": {
+      type: "string",
+      description:
+        "--l2: also the full tool lines of the first N turns from --before on (the turns a push showed whole, with brief tool lines)",
+      valueHint: "n",
+    },
     skip: { type: "string", description: "--l1: skip the newest N turns first", valueHint: "n" },
     project: { type: "string", description: "Activity: the project directory", valueHint: "dir" },
     all: { type: "boolean", description: "Activity: every session of the project" },
@@ -78,6 +85,9 @@ export default defineCommand({
     const before = parseBefore(args.before, command);
     const last = parseCount("last", args.last, null);
     const skip = parseCount("skip", args.skip, 0) ?? 0;
+    const newerCount = parseCount("newer-tools", args["newer-tools"], null);
+    if (newerCount !== null && mode !== "l2")
+      throw new ThroughlineError("E_ARGS", "--newer-tools goes with recall --l2");
     if (mode === "l2" && last === null)
       throw new ThroughlineError(
         "E_ARGS",
@@ -90,8 +100,9 @@ export default defineCommand({
       const c = args.json ? undefined : terminalColors();
       if (mode === "l2") {
         const turns = turnsBefore(db, live, before, limits);
-        if (args.json) printJson(recallJson("l2", req, turns));
-        else console.log(renderRecallL2(req, turns, selfInvocation(), c));
+        const newer = newerCount === null ? null : turnsFrom(db, live, before, newerCount);
+        if (args.json) printJson(recallJson("l2", req, turns, newer));
+        else console.log(renderRecallL2(req, turns, selfInvocation(), c, PULL_MAX_BYTES, newer));
       } else {
         const rows = summariesBefore(db, live, before, limits);
         if (args.json) printJson(recallJson("l1", req, rows));

@@ -10,7 +10,7 @@
 import { formatClock, formatDate, formatIso, formatRange } from "./clock.ts";
 import { shellQuote } from "./invocation.ts";
 import { cutChars, fit, flatLine, plural } from "./text.ts";
-import { type ToolUse, toolLine } from "./tool-digest.ts";
+import { type DigestForm, SHORT_FORM, type ToolUse, toolLine } from "./tool-digest.ts";
 
 export const CONTEXT_BUDGET = 9500;
 /**
@@ -27,14 +27,23 @@ export const WINDOW_TURNS = 20;
 export const MIN_TRUNCATED_ROOM = 400;
 /** At most this many labels in a turn's `(details: …)` suffix. */
 export const DETAIL_LABELS_MAX = 8;
+/** A slash command's expansion under its prompt: pushed, and in `recall --l2`; `detail` has all of it. */
+export const COMMAND_PUSH_CUT = 300;
+export const COMMAND_FULL_CUT = 2000;
 /** A bash-mode turn's output is shown this short; `detail` has all of it. */
 export const SHELL_CUT = 300;
 /** A pushed turn's tool line (core/tool-digest.ts) is cut here; `recall --l2` shows up to TOOLS_FULL_MAX. */
 export const TOOLS_PUSH_MAX = 1200;
 export const TOOLS_FULL_MAX = 4000;
-/** The longest command or pattern one entry of a tool line shows: pushed, and in `recall --l2`. */
-export const TOOL_ENTRY_PUSH = 240;
-export const TOOL_ENTRY_FULL = 600;
+/** A tool line's form when pushed, and in `recall --l2` (core/tool-digest.ts). */
+export const PUSH_FORM: DigestForm = SHORT_FORM;
+export const FULL_FORM: DigestForm = {
+  entryCut: 600,
+  namesPerFile: 200,
+  namesPerRead: 100,
+  relative: false,
+  spans: true,
+};
 
 /** `<bash-stdout>…</bash-stdout><bash-stderr>…</bash-stderr>` → the text, or null when empty. */
 function shellText(recorded: string | undefined): string | null {
@@ -67,6 +76,8 @@ export interface ChainTurn {
   details: DetailCount[];
   /** What a bash-mode prompt (`!ls`) printed, as Claude Code recorded it. */
   shellOutput?: string;
+  /** What a slash command (`/review`) expanded to: the instructions the model got for it. */
+  commandText?: string;
   /** The turn's tool calls, for its tool line (core/tool-digest.ts). */
   tools?: ToolUse[];
   /** The project of the turn's session: tool paths under it are shown relative to it. */
@@ -174,11 +185,14 @@ export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string 
   const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
   const tools =
     mode === "push"
-      ? turnToolLine(turn, TOOLS_PUSH_MAX, TOOL_ENTRY_PUSH)
-      : turnToolLine(turn, TOOLS_FULL_MAX, TOOL_ENTRY_FULL);
+      ? turnToolLine(turn, TOOLS_PUSH_MAX, PUSH_FORM)
+      : turnToolLine(turn, TOOLS_FULL_MAX, FULL_FORM);
   const labels = detailLabels(turn.details, notes, tools !== "");
   const suffix = labels.length > 0 ? ` (details: ${labels.join(", ")})` : "";
-  return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}${tools ? `\n  ${tools}` : ""}`;
+  const command = turn.commandText
+    ? `\n  (the command's text: ${flatLine(turn.commandText, mode === "push" ? COMMAND_PUSH_CUT : COMMAND_FULL_CUT)})`
+    : "";
+  return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}${command}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}${tools ? `\n  ${tools}` : ""}`;
 }
 
 /** A brief is never cut below this; a brief line is at most BRIEF_MAX characters. */
@@ -189,13 +203,13 @@ export const BRIEF_MAX = 900;
 function briefLine(turn: ChainTurn, max: number): string {
   const head = `[${formatClock(turn.startedAt)}] ${flatLine(turn.user, 200)}`;
   const reply = turn.finalText ? ` → ${flatLine(turn.finalText, 200)}` : "";
-  const tools = turnToolLine(turn, max, TOOL_ENTRY_PUSH);
+  const tools = turnToolLine(turn, max, PUSH_FORM);
   return fit(`${head}${reply}${tools ? `; ${tools}` : ""}`, max);
 }
 
 /** `tools: read a.ts; ran `npm test` (failed: exit 1)`, or "" when the turn ran none. */
-export function turnToolLine(turn: ChainTurn, max: number, entryCut: number): string {
-  return turn.tools && turn.tools.length > 0 ? toolLine(turn.tools, turn.project ?? null, max, entryCut) : "";
+export function turnToolLine(turn: ChainTurn, max: number, form: DigestForm): string {
+  return turn.tools && turn.tools.length > 0 ? toolLine(turn.tools, turn.project ?? null, max, form) : "";
 }
 
 /**
@@ -389,14 +403,21 @@ function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
   const before = boundary === null ? "" : formatIso(boundary);
   const id = shellQuote(input.sessionId);
   const cmd = fixed.command;
+  // The pushed turns' tool lines are brief; the --l2 pull prints them in full after the window.
+  const toolsPushed = w.slice(w.length - p).some((t) => t.tools !== undefined && t.tools.length > 0);
+  const newer = p > 0 && toolsPushed ? ` --newer-tools ${p}` : "";
   const l2 =
-    remaining > 0 ? `${cmd} recall --l2 --session ${id} --before ${before} --last ${remaining}` : null;
+    remaining > 0 || newer !== ""
+      ? `${cmd} recall --l2 --session ${id} --before ${before} --last ${remaining}${newer}`
+      : null;
   const l1 = older > 0 ? `${cmd} recall --l1 --session ${id} --before ${before} --skip ${remaining}` : null;
   const guide = [
     "## How to pull the rest (read-only; run with Bash)",
-    l2
-      ? `- Window turns not shown below (${plural(remaining, "turn")}, ${formatRange(w[0]!.startedAt, w[remaining - 1]!.startedAt)}): \`${l2}\``
-      : "- Window turns not shown below: none",
+    l2 === null
+      ? "- Window turns not shown below: none"
+      : remaining > 0
+        ? `- Window turns not shown below (${plural(remaining, "turn")}, ${formatRange(w[0]!.startedAt, w[remaining - 1]!.startedAt)})${newer !== "" ? ", then the full tool lines of the turns below" : ""}: \`${l2}\``
+        : `- Window turns not shown below: none; the full tool lines of the turns below: \`${l2}\``,
     l1
       ? `- Older turns (${plural(older, "turn")}, ${input.olderSummarized} summarized): \`${l1}\``
       : "- Older turns: none",

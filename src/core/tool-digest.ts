@@ -28,8 +28,30 @@ export interface ToolUse {
 
 /** The longest command, pattern or error text one entry shows. */
 const ENTRY_CUT = 240;
-/** At most this many identifiers per edited or written file. */
+/** At most this many identifiers per edited or written file, in the push's short form. */
 const NAMES_PER_FILE = 12;
+
+/** How much of a tool line one form shows: the push's short form, or the pulls' full one. */
+export interface DigestForm {
+  /** The longest command, pattern or error text one entry shows. */
+  entryCut: number;
+  /** At most this many identifiers per edited or written file. */
+  namesPerFile: number;
+  /** At most this many identifiers per read file, taken from what the read returned (0: none). */
+  namesPerRead: number;
+  /** Paths under the project shown relative to it (shorter), or as the tools were given them. */
+  relative: boolean;
+  /** Backquoted spans of an edit or a write (`gh gist create`) count as names. */
+  spans: boolean;
+}
+
+export const SHORT_FORM: DigestForm = {
+  entryCut: ENTRY_CUT,
+  namesPerFile: NAMES_PER_FILE,
+  namesPerRead: 0,
+  relative: true,
+  spans: false,
+};
 
 const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool"]);
 const WRITE_TOOLS = new Set(["Write", "create_file"]);
@@ -39,10 +61,12 @@ const SEARCH_TOOLS = new Set(["Grep", "Glob", "LS"]);
 const SILENT_TOOLS = new Set(["TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlanMode", "EnterPlanMode"]);
 
 /**
- * snake_case, camelCase, PascalCase with an inner capital, CONSTANT_CASE: names, not words; and
- * file names with an extension (`parser.ts`, `stdbool.h`), with their directories when given.
+ * snake_case, camelCase, PascalCase with an inner capital, CONSTANT_CASE: names, not words; file
+ * names with an extension (`parser.ts`, `stdbool.h`), with their directories when given; and what
+ * a text put in backquotes (a command, a flag: `gh gist create`), without them.
  */
-const NAME = /(?:[\w.-]+\/)*[A-Za-z_][\w-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?![\w.])|[A-Za-z_][A-Za-z0-9_]{3,63}/g;
+const NAME =
+  /`([^`\n]{2,40})`|(?:[\w.-]+\/)*[A-Za-z_][\w-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?![\w.])|[A-Za-z_][A-Za-z0-9_]{3,63}/g;
 const FILE_NAME = /\.[A-Za-z][A-Za-z0-9]{0,9}$/;
 const INNER_CAP = /[a-z0-9][A-Z]|[A-Z]{2}[a-z]/;
 
@@ -52,15 +76,21 @@ function isName(w: string): boolean {
 }
 
 /** The names `added` holds that `removed` does not, in order of first appearance. */
-export function newNames(added: string | null, removed: string | null, max = NAMES_PER_FILE): string[] {
+export function newNames(
+  added: string | null,
+  removed: string | null,
+  max = NAMES_PER_FILE,
+  spans = false,
+): string[] {
   if (!added) return [];
   const old = new Set<string>();
-  if (removed) for (const m of removed.matchAll(NAME)) old.add(m[0]);
+  if (removed) for (const m of removed.matchAll(NAME)) old.add(m[1] ?? m[0]);
   const out: string[] = [];
   const seen = new Set<string>();
   for (const m of added.matchAll(NAME)) {
-    const w = m[0];
-    if (seen.has(w) || old.has(w) || !isName(w)) continue;
+    const w = m[1]?.trim() ?? m[0];
+    if (m[1] !== undefined ? !spans || w === "" : !isName(w)) continue;
+    if (seen.has(w) || old.has(w)) continue;
     seen.add(w);
     out.push(w);
     if (out.length === max) break;
@@ -94,7 +124,12 @@ interface FileEntry {
  * `edited src/a.ts (parseArgs, MAX_LEN); read b.ts, c.ts; ran `npm test` (failed: exit 1: …)`.
  * Files under one verb are listed together; commands and searches in the order they ran.
  */
-export function toolDigest(uses: readonly ToolUse[], project: string | null, entryCut = ENTRY_CUT): string {
+export function toolDigest(
+  uses: readonly ToolUse[],
+  project: string | null,
+  form: DigestForm = SHORT_FORM,
+): string {
+  const entryCut = form.entryCut;
   const files = new Map<string, FileEntry>();
   const parts: { key: string; text: string }[] = [];
   const fileOrder: string[] = [];
@@ -109,7 +144,7 @@ export function toolDigest(uses: readonly ToolUse[], project: string | null, ent
           ? "read"
           : null;
     if (verb && u.path) {
-      const path = projectPath(u.path, project);
+      const path = form.relative ? projectPath(u.path, project) : u.path;
       const key = `${verb === "read" ? "read" : "write"}\u0000${path}`;
       let entry = files.get(key);
       if (!entry) {
@@ -118,9 +153,11 @@ export function toolDigest(uses: readonly ToolUse[], project: string | null, ent
         fileOrder.push(key);
         if (!parts.some((p) => p.key === verb)) parts.push({ key: verb, text: "" });
       }
-      if (verb !== "read")
-        for (const n of newNames(u.added, u.removed))
-          if (entry.names.length < NAMES_PER_FILE && !entry.names.includes(n)) entry.names.push(n);
+      const [from, not, max] =
+        verb === "read" ? [u.output, null, form.namesPerRead] : [u.added, u.removed, form.namesPerFile];
+      if (max > 0)
+        for (const n of newNames(from, not, max, form.spans))
+          if (entry.names.length < max && !entry.names.includes(n)) entry.names.push(n);
       if (failed && verb !== "read") entry.path = `${path}${failed}`;
       continue;
     }
@@ -131,7 +168,8 @@ export function toolDigest(uses: readonly ToolUse[], project: string | null, ent
     if (SEARCH_TOOLS.has(u.tool)) {
       const what = u.pattern ?? u.path;
       if (what === null) continue;
-      const where = u.pattern !== null && u.path ? ` in ${projectPath(u.path, project)}` : "";
+      const where =
+        u.pattern !== null && u.path ? ` in ${form.relative ? projectPath(u.path, project) : u.path}` : "";
       parts.push({
         key: "",
         text: `${u.tool.toLowerCase()} "${flatLine(what, entryCut)}"${where}${failed}`,
@@ -172,8 +210,8 @@ export function toolLine(
   uses: readonly ToolUse[],
   project: string | null,
   max: number,
-  entryCut = ENTRY_CUT,
+  form: DigestForm = SHORT_FORM,
 ): string {
-  const digest = toolDigest(uses, project, entryCut);
+  const digest = toolDigest(uses, project, form);
   return digest === "" ? "" : fit(`tools: ${digest}`, max);
 }

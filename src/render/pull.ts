@@ -5,16 +5,18 @@
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
 import {
   type DetailCount,
+  FULL_FORM,
   PULL_MAX_BYTES,
+  PUSH_FORM,
   renderTurnBlock,
-  TOOL_ENTRY_FULL,
   TOOLS_FULL_MAX,
+  TOOLS_PUSH_MAX,
   truncationSuffix,
   turnKey,
   turnToolLine,
 } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
-import { cutChars, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
+import { cutChars, fit, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
 import type { DetailRow, LoadedTurn, SummaryRow, TurnText } from "../db/queries/chain.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 
@@ -67,6 +69,65 @@ function nextPageLine(what: string, command: string): string {
   return `Next page (${what}): \`${command}\``;
 }
 
+/**
+ * The longest cut `x` (in characters) such that the lines, each fitted to `x`, take at most `room`
+ * UTF-8 bytes with their newlines: short lines stay whole, the long ones share what is left.
+ */
+export function fitLines(lines: readonly string[], room: number): string[] {
+  const cost = (x: number) => lines.reduce((n, l) => n + utf8Length(fit(l, x)) + 1, 0);
+  let hi = Math.max(0, ...lines.map((l) => l.length));
+  if (cost(hi) <= room) return [...lines];
+  let lo = 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (cost(mid) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo < NEWER_LINE_MIN ? [] : lines.map((l) => fit(l, lo));
+}
+
+/** What the window's text leaves on the page at least, for the newer turns' tool lines. */
+const NEWER_RESERVE = 600;
+/** A newer turn's tool line is not worth printing shorter than this. */
+const NEWER_LINE_MIN = 120;
+/** A newer turn's tool line in full is at most this long before the page's share cuts it. */
+export const NEWER_TOOLS_MAX = 8000;
+
+/**
+ * `--newer-tools`: the full tool lines of the turns from the boundary on, which a push showed
+ * whole but with brief tool lines (docs/contract.md#pulls-read-only). They take what the window's
+ * text leaves of the page.
+ */
+function newerToolsSection(
+  newer: readonly LoadedTurn[],
+  room: number,
+  command: string,
+  sessionId: string,
+): string {
+  const used = newer.filter((t) => t.tools !== undefined && t.tools.length > 0);
+  // A line the push already showed whole is not repeated.
+  const rows = used
+    .map((t) => ({ t, line: turnToolLine(t, NEWER_TOOLS_MAX, FULL_FORM) }))
+    .filter((r) => r.line !== turnToolLine(r.t, TOOLS_PUSH_MAX, PUSH_FORM));
+  const whole = used.length - rows.length;
+  const head = `## Tools of the ${plural(newer.length, "newer turn")} in full (their text is in the push)`;
+  const note =
+    rows.length === 0
+      ? `(${used.length === 0 ? "they ran no tools" : "the push showed their tool lines whole"})`
+      : whole > 0
+        ? `(${plural(whole, "tool line")} the push showed whole ${whole === 1 ? "is" : "are"} left out)`
+        : "";
+  if (rows.length === 0) return `${head}\n${note}`;
+  const lines = rows.map((r) => `[${formatClock(r.t.startedAt)}] ${r.line}`);
+  const fitted = fitLines(lines, room - utf8Length(head) - utf8Length(note) - 3);
+  if (fitted.length === 0) {
+    const first = rows[0]!.t;
+    const line = `${head}\n(no room left on this page: \`${command} detail ${formatIso(first.startedAt)} --session ${shellQuote(sessionId)}\` shows a turn's tools)`;
+    return utf8Length(line) <= room ? line : head;
+  }
+  return [head, ...(note ? [note] : []), ...fitted].join("\n");
+}
+
 /** `command` is the invocation the next-page and `detail` pointers are printed with (core/invocation.ts). */
 export function renderRecallL2(
   req: RecallRequest,
@@ -74,15 +135,35 @@ export function renderRecallL2(
   command: string,
   c: Colors = PLAIN_COLORS,
   max = PULL_MAX_BYTES,
+  newer: readonly LoadedTurn[] | null = null,
+): string {
+  if (newer === null) return renderWindow(req, turns, command, c, max);
+  const text = renderWindow(req, turns, command, c, max - NEWER_RESERVE);
+  // The section's head is bolded on a terminal: its escapes count too. Room is kept for the blank
+  // line before the section and the newline the CLI prints after it.
+  const room = max - utf8Length(text) - 3 - utf8Length(c.bold(""));
+  const section = newerToolsSection(newer, room, command, req.sessionId);
+  const nl = section.indexOf("\n");
+  return `${text}\n\n${c.bold(section.slice(0, nl))}${section.slice(nl)}`;
+}
+
+function renderWindow(
+  req: RecallRequest,
+  turns: readonly LoadedTurn[],
+  command: string,
+  c: Colors,
+  max: number,
 ): string {
   const asked = req.last ?? turns.length;
   const headOf = (shown: number) =>
     c.bold(
-      turns.length === 0
-        ? `## recall --l2: no turns start before ${formatIso(req.before)} (session ${req.sessionId})`
-        : shown === turns.length
-          ? `## recall --l2: ${turns.length === 1 ? "1 turn" : `${turns.length} turns`} before ${formatIso(req.before)}, oldest first (session ${req.sessionId})`
-          : `## recall --l2: the newest ${shown} of ${turns.length} turns before ${formatIso(req.before)}, oldest first (session ${req.sessionId}); the older ones are on the next page`,
+      asked === 0
+        ? `## recall --l2: no window turns asked for (--last 0; session ${req.sessionId})`
+        : turns.length === 0
+          ? `## recall --l2: no turns start before ${formatIso(req.before)} (session ${req.sessionId})`
+          : shown === turns.length
+            ? `## recall --l2: ${turns.length === 1 ? "1 turn" : `${turns.length} turns`} before ${formatIso(req.before)}, oldest first (session ${req.sessionId})`
+            : `## recall --l2: the newest ${shown} of ${turns.length} turns before ${formatIso(req.before)}, oldest first (session ${req.sessionId}); the older ones are on the next page`,
     );
   const lines = [headOf(turns.length)];
   if (turns.length < asked)
@@ -219,6 +300,7 @@ export function recallJson(
   mode: "l2" | "l1",
   req: RecallRequest,
   turns: readonly LoadedTurn[] | readonly SummaryRow[],
+  newer: readonly LoadedTurn[] | null = null,
 ) {
   const items =
     mode === "l2"
@@ -230,7 +312,7 @@ export function recallJson(
           assistant: t.assistant,
           summary: null,
           details: countsJson(t.details),
-          tools: turnToolLine(t, TOOLS_FULL_MAX, TOOL_ENTRY_FULL).replace(/^tools: /, "") || null,
+          tools: turnToolLine(t, TOOLS_FULL_MAX, FULL_FORM).replace(/^tools: /, "") || null,
         }))
       : (turns as readonly SummaryRow[]).map((r) => ({
           turn_key: `${r.origin_session_id}:${r.turn_number}`,
@@ -250,6 +332,15 @@ export function recallJson(
     skip: req.skip,
     last: req.last,
     turns: items,
+    ...(newer === null
+      ? {}
+      : {
+          newer_tools: newer.map((t) => ({
+            turn_key: turnKey(t),
+            started_at: formatIso(t.startedAt),
+            tools: turnToolLine(t, NEWER_TOOLS_MAX, FULL_FORM).replace(/^tools: /, "") || null,
+          })),
+        }),
   };
 }
 

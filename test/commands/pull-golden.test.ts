@@ -197,6 +197,15 @@ describe("golden: push and pulls of the fixture session", () => {
         Array.from({ length: 40_000 }, (_, i) => `row ${i + 1}`).join("\n"),
       )
       .say(isoAt(T, 62_000), "The CLI prints every row.");
+    j.user(
+      isoAt(T, 120_000),
+      "<command-message>publish</command-message>\n<command-name>/publish</command-name>",
+    )
+      .meta(
+        isoAt(T, 120_000),
+        "Publish the release by running:\n\n```bash\npython3 /opt/release/publish_release.py --channel beta\n```\n",
+      )
+      .say(isoAt(T, 121_000), "I will not publish without your go-ahead.");
     writeFileSync(path, j.text());
     const file = join(tmp.path, "throughline.db");
     const w = openForWrite(file);
@@ -218,8 +227,24 @@ describe("golden: push and pulls of the fixture session", () => {
         "--before",
         "2026-03-04T10:00:00.000Z",
         "--last",
-        "2",
+        "3",
       ),
+    );
+    // The --l2 pull the push prints: no window turns left, then the pushed turns' full tool lines
+    // (absolute paths, the names a read returned); the slash command's text is under its prompt.
+    const printed = JSON.parse(run("context", "--session", "tools-session", "--json")).pull.l2 as string;
+    expect(printed).toEndWith("--last 0 --newer-tools 3");
+    const args = printed.startsWith(CLI_INVOCATION) ? printed.slice(CLI_INVOCATION.length) : printed;
+    const newer = run(
+      ...args
+        .replace(/^\s*throughline /, "")
+        .trim()
+        .split(" "),
+    );
+    expect(newer).toContain(`read ${project}/src/parser.ts (parseLines)`);
+    expectGolden(
+      "pull/tools-newer-tools.txt",
+      `$ throughline ${args.replace(/^\s*throughline /, "").trim()}\n${newer}`,
     );
     const detail = run("detail", "09:01", "--session", "tools-session");
     expect(Buffer.byteLength(detail)).toBeLessThanOrEqual(PULL_MAX_BYTES + 1);
@@ -252,6 +277,47 @@ describe("golden: push and pulls of the fixture session", () => {
         .replace(/(A cut item in full: `).*( detail --item <ref>`)/, "$1throughline$2")
         .replace(/( {2}→ row 1\n)(?:row \d+\n)*…/, "$1…"),
     );
+  });
+
+  test("the printed --l2 pull with --newer-tools stays within a page when text and tools both overflow it", () => {
+    using tmp = tempDir("tl-golden-newer-");
+    const path = join(tmp.path, "newer.jsonl");
+    const j = new Jsonl("newer-session", "/home/dev/big");
+    const T = "2026-03-06T09:00:00.000Z";
+    const names = (i: number) => Array.from({ length: 400 }, (_, n) => `symbol_${i}_${n}`).join("\n");
+    for (let i = 0; i < 14; i++)
+      j.user(isoAt(T, i * 60_000), `step ${i + 1}`)
+        .tool(
+          isoAt(T, i * 60_000 + 1000),
+          "Write",
+          { file_path: `/home/dev/big/m${i}.ts`, content: names(i) },
+          "ok",
+        )
+        .say(
+          isoAt(T, i * 60_000 + 5000),
+          `Step ${i + 1} done. ${"Kept verbatim. ".repeat(i < 10 ? 300 : 20)}`,
+        );
+    writeFileSync(path, j.text());
+    const file = join(tmp.path, "throughline.db");
+    const w = openForWrite(file);
+    replay(w, [path], { now: () => Date.parse("2026-03-06T11:00:00Z") });
+    w.close();
+    const push = JSON.parse(
+      runBaked(`${CLI_INVOCATION} context --session newer-session --json`, file).stdout,
+    );
+    const printed = push.pull.l2 as string;
+    expect(printed).toMatch(/ --newer-tools \d+$/);
+    const out = runBaked(printed, file).stdout;
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(PULL_MAX_BYTES + 1);
+    expect(out).toContain("## Tools of the");
+    // Each pushed turn's line is there, cut to a share of what the window's text left.
+    for (const t of push.turns as { started_at: string }[])
+      expect(out).toContain(`[${t.started_at.slice(11, 19)}] tools: created /home/dev/big/`);
+    // The next page is the window's alone: the tool lines are not repeated there.
+    const next = /^Next page \(.*\): `(.+)`$/m.exec(out)?.[1];
+    expect(next).toBeDefined();
+    expect(next).not.toContain("--newer-tools");
+    expect(runBaked(next!, file).stdout).not.toContain("## Tools of the");
   });
 
   test("recall --l2 pages: newest turns first, the next page the exact command, every turn once", () => {

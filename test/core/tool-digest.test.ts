@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { newNames, projectPath, type ToolUse, toolDigest, toolLine } from "../../src/core/tool-digest.ts";
+import { FULL_FORM } from "../../src/core/context.ts";
+import {
+  type DigestForm,
+  newNames,
+  projectPath,
+  SHORT_FORM,
+  type ToolUse,
+  toolDigest,
+  toolLine,
+} from "../../src/core/tool-digest.ts";
 
 const use = (tool: string, extra: Partial<ToolUse> = {}): ToolUse => ({
   tool,
@@ -60,7 +69,7 @@ describe("tool digest (docs/contract.md#the-push)", () => {
 
   test("a long command keeps its head within the entry cut", () => {
     const cmd = `python3 ${"a/".repeat(200)}run.py`;
-    const digest = toolDigest([use("Bash", { command: cmd })], null, 100);
+    const digest = toolDigest([use("Bash", { command: cmd })], null, { ...SHORT_FORM, entryCut: 100 });
     expect(digest.length).toBeLessThanOrEqual("ran ``".length + 100);
   });
 
@@ -69,5 +78,32 @@ describe("tool digest (docs/contract.md#the-push)", () => {
     expect(projectPath("/pq/a.ts", "/p")).toBe("/pq/a.ts");
     expect(projectPath("/a.ts", "/")).toBe("/a.ts");
     expect(projectPath("/p/a.ts", null)).toBe("/p/a.ts");
+  });
+});
+
+describe("the full form of `recall --l2` (docs/contract.md#pulls-read-only)", () => {
+  const uses = [
+    use("Read", { path: "/p/src/a.ts", output: "export function parseArgs(argv) { return MAX_ARGS }" }),
+    use("Write", { path: "/p/README.md", added: "Run `bun run bench` after `make deps`; see bench_main.ts" }),
+  ];
+
+  test("names what a read returned, keeps backquoted spans and absolute paths", () => {
+    expect(toolDigest(uses, "/p", FULL_FORM)).toBe(
+      "read /p/src/a.ts (parseArgs, MAX_ARGS); created /p/README.md (bun run bench, make deps, bench_main.ts)",
+    );
+  });
+
+  test("the push's short form names neither, and shows paths relative to the project", () => {
+    expect(toolDigest(uses, "/p", SHORT_FORM)).toBe("read src/a.ts; created README.md (bench_main.ts)");
+  });
+
+  test("per-file caps hold in each form", () => {
+    const many = Array.from({ length: 300 }, (_, i) => `name_${i}`).join(" ");
+    const names = (form: DigestForm) =>
+      (/\((.*)\)/.exec(toolDigest([use("Write", { path: "/p/x.ts", added: many })], "/p", form))?.[1] ?? "")
+        .split(", ")
+        .filter(Boolean).length;
+    expect(names(SHORT_FORM)).toBe(SHORT_FORM.namesPerFile);
+    expect(names(FULL_FORM)).toBe(FULL_FORM.namesPerFile);
   });
 });

@@ -10,14 +10,15 @@ import { existsSync } from "node:fs";
 import { CORPUS_TRANSCRIPTS, corpusFiles, renderSummary, runContinuation } from "../../bench/continuation.ts";
 
 /**
- * Measured on the corpus (35 cuts, 444 facts) with search windows of 1,000 characters a side
- * (docs/search.md, "Windows"): push 58.8% macro, 45.3% micro; after 3 calls 79.7% macro, 74.8%
- * micro. Each floor is about 3 points under.
+ * Measured on the corpus (35 cuts, 444 facts; docs/benchmarks.md, "Continuation recall"): push
+ * 61.7% macro, 45.7% micro; after 3 calls 90.5% macro, 90.8% micro. The floors are the goals the
+ * product was built to (push ≥ 60% macro; after 3 calls ≥ 90% macro, ≥ 85% micro); the measurement
+ * is deterministic, so a change that drops under one of them fails here.
  */
-const FLOOR_PUSH_MACRO = 0.56;
-const FLOOR_PUSH_MICRO = 0.42;
-const FLOOR_C3_MACRO = 0.76;
-const FLOOR_C3_MICRO = 0.71;
+const FLOOR_PUSH_MACRO = 0.6;
+const FLOOR_PUSH_MICRO = 0.44;
+const FLOOR_C3_MACRO = 0.9;
+const FLOOR_C3_MICRO = 0.85;
 /** Enough cuts and facts that the figures mean something: the corpus gave 35 and 444. */
 const MIN_CUTS = 30;
 const MIN_FACTS = 400;

@@ -54,6 +54,11 @@ export class Jsonl {
     return this.entry("user", at, { message: { role: "user", content: text } });
   }
 
+  /** A user entry the client marks `isMeta`: a slash command's expansion, a caveat. */
+  meta(at: string, text: string): this {
+    return this.entry("user", at, { isMeta: true, message: { role: "user", content: text } });
+  }
+
   private assistantBlock(at: string, block: Obj, id?: string): this {
     const msg = id ?? `msg_${this.n + 1}`;
     return this.entry("assistant", at, {

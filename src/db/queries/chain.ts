@@ -83,6 +83,7 @@ export interface LoadedTurn extends ChainTurn {
 }
 
 const ORDER_NEWEST_FIRST = "ORDER BY t.started_at DESC, t.origin_session_id DESC, t.turn_number DESC";
+const ORDER_OLDEST_FIRST = "ORDER BY t.started_at, t.origin_session_id, t.turn_number";
 
 const TURN_COLUMNS = `t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
   u.text AS user_text, a.text AS assistant_text, a.final_text`;
@@ -158,8 +159,17 @@ export function detailCounts(db: Database, turnIds: readonly number[]): Map<numb
 /** A string field of a tool input (`j.js`: the input when it is valid JSON, else null). */
 const field = (name: string) => `json_extract(j.js, '$.${name}')`;
 
-/** How much of an edit's or a write's text the tool line reads for the names it wrote. */
-const ADDED_HEAD = 4000;
+/**
+ * How much of an edit's or a write's text, and of a tool's result, the tool line reads for the
+ * names it shows: the push's short lines need little; `recall --l2`'s full lines name what a
+ * whole file held (docs/contract.md#pulls-read-only).
+ */
+export interface ToolHeads {
+  added: number;
+  output: number;
+}
+export const PUSH_HEADS: ToolHeads = { added: 4000, output: 600 };
+export const FULL_HEADS: ToolHeads = { added: 20000, output: 8000 };
 
 /** ToolUse's fields as the query returns them, in SQLite's spelling; `json_extract` may give any type. */
 type ToolUseRow = Omit<ToolUse, "tool" | "isError"> & {
@@ -177,11 +187,12 @@ type ToolUseRow = Omit<ToolUse, "tool" | "isError"> & {
 export function toolUsesOf(
   db: Database,
   turnIds: readonly number[],
+  heads: ToolHeads = PUSH_HEADS,
 ): Map<number, { uses: ToolUse[]; project: string | null }> {
   const out = new Map<number, { uses: ToolUse[]; project: string | null }>();
   if (turnIds.length === 0) return out;
   const rows = db
-    .query<ToolUseRow, { ids: string; head: number }>(
+    .query<ToolUseRow, { ids: string; head: number; out: number }>(
       `SELECT d.turn_id, d.tool_name AS tool,
               coalesce(${field("file_path")}, ${field("notebook_path")}, ${field("path")}) AS path,
               substr(${field("command")}, 1, 400) AS command, substr(${field("pattern")}, 1, 400) AS pattern,
@@ -190,7 +201,7 @@ export function toolUsesOf(
               substr(coalesce(${field("new_string")}, ${field("content")}, ${field("new_source")},
                               ${field("edits[0].new_string")}), 1, $head) AS added,
               substr(coalesce(${field("old_string")}, ${field("edits[0].old_string")}), 1, $head) AS removed,
-              o.is_error, substr(o.output, 1, 600) AS output, s.project
+              o.is_error, substr(o.output, 1, $out) AS output, s.project
        FROM details d
        JOIN (SELECT id, CASE WHEN json_valid(input) THEN input END AS js
              FROM details WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'tool_input') j
@@ -199,7 +210,7 @@ export function toolUsesOf(
        LEFT JOIN sessions s ON s.id = d.origin_session_id
        ORDER BY d.turn_id, d.ord, d.id`,
     )
-    .all({ ids: JSON.stringify(turnIds), head: ADDED_HEAD });
+    .all({ ids: JSON.stringify(turnIds), head: heads.added, out: heads.output });
   for (const r of rows) {
     let entry = out.get(r.turn_id);
     if (!entry) {
@@ -223,10 +234,10 @@ export function toolUsesOf(
   return out;
 }
 
-function withDetails(db: Database, rows: TurnRow[]): LoadedTurn[] {
+function withDetails(db: Database, rows: TurnRow[], heads: ToolHeads = PUSH_HEADS): LoadedTurn[] {
   const ids = rows.map((r) => r.id);
   const counts = detailCounts(db, ids);
-  const tools = toolUsesOf(db, ids);
+  const tools = toolUsesOf(db, ids, heads);
   return rows.map((r) => {
     const t = toChainTurn(r, counts.get(r.id) ?? []);
     const used = tools.get(r.id);
@@ -272,7 +283,23 @@ export function turnsBefore(
        LIMIT $limit OFFSET $skip`,
     )
     .all(c.params);
-  return withDetails(db, rows.reverse());
+  return withPromptExtras(db, withDetails(db, rows.reverse(), FULL_HEADS));
+}
+
+/**
+ * The oldest `limit` turns of the chain that start at or after `from`: the turns a push showed
+ * whole, counted by the push so the answer never changes as the chain grows. With their tool calls
+ * read for full tool lines.
+ */
+export function turnsFrom(db: Database, live: string, from: number, limit: number): LoadedTurn[] {
+  const c = inChain(db, live, { limit, from });
+  const rows = db
+    .query<TurnRow, Params>(
+      `SELECT ${TURN_COLUMNS} FROM turns t ${TURN_JOINS}
+       WHERE ${c.where} AND t.started_at >= $from ${ORDER_OLDEST_FIRST} LIMIT $limit`,
+    )
+    .all(c.params);
+  return withPromptExtras(db, withDetails(db, rows, FULL_HEADS));
 }
 
 /** Same selection as `turnsBefore`, with the L1 summary instead of the bodies. */
@@ -296,20 +323,40 @@ export function summariesBefore(
 }
 
 /** Everything the push renderer needs for one chain. */
-/** What a bash-mode prompt (`!ls`) printed: its first command output row, per turn id. */
-function shellOutputs(db: Database, turns: readonly LoadedTurn[]): Map<number, string> {
-  const ids = turns.filter((t) => t.user.startsWith("!")).map((t) => t.id);
-  const out = new Map<number, string>();
+/**
+ * What a prompt stands for beyond its own text: a bash-mode prompt's (`!ls`) first command output,
+ * and a slash command's expansion (its first `meta` row that is not the client's local-command
+ * caveat), per turn id. No statement runs when no turn starts with `!` or `/`.
+ */
+function promptExtras(
+  db: Database,
+  turns: readonly LoadedTurn[],
+): Map<number, { kind: string; output: string }> {
+  const ids = turns.filter((t) => t.user.startsWith("!") || t.user.startsWith("/")).map((t) => t.id);
+  const out = new Map<number, { kind: string; output: string }>();
   if (ids.length === 0) return out;
   const rows = db
-    .query<{ turn_id: number; output: string }, { ids: string }>(
-      `SELECT turn_id, output FROM details
-       WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'command_output' AND output IS NOT NULL
+    .query<{ turn_id: number; kind: string; output: string }, { ids: string }>(
+      `SELECT turn_id, kind, output FROM details
+       WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind IN ('command_output', 'meta')
+         AND output IS NOT NULL AND output NOT LIKE '<local-command-caveat>%'
        ORDER BY id`,
     )
     .all({ ids: JSON.stringify(ids) });
-  for (const r of rows) if (!out.has(r.turn_id)) out.set(r.turn_id, r.output);
+  for (const r of rows) if (!out.has(r.turn_id)) out.set(r.turn_id, r);
   return out;
+}
+
+/** Sets `shellOutput` of bash-mode turns and `commandText` of slash-command turns. */
+function withPromptExtras(db: Database, turns: LoadedTurn[]): LoadedTurn[] {
+  const extras = promptExtras(db, turns);
+  for (const t of turns) {
+    const e = extras.get(t.id);
+    if (e === undefined) continue;
+    if (t.user.startsWith("!") && e.kind === "command_output") t.shellOutput = e.output;
+    else if (t.user.startsWith("/") && e.kind === "meta") t.commandText = e.output;
+  }
+  return turns;
 }
 
 export function loadContextInput(db: Database, live: string): ContextInput {
@@ -332,12 +379,7 @@ export function loadContextInput(db: Database, live: string): ContextInput {
     )
     .get(params)!;
   const total = counts.total;
-  const window = newestOfParts(db, parts, WINDOW_TURNS);
-  const shell = shellOutputs(db, window);
-  for (const t of window) {
-    const output = shell.get(t.id);
-    if (output !== undefined) t.shellOutput = output;
-  }
+  const window = withPromptExtras(db, newestOfParts(db, parts, WINDOW_TURNS));
   const hasReply = window.some((t) => t.finalText !== null && t.finalText.trim() !== "");
   const fallbackParams: Params = {};
   const fallbackWhere = partsWhere(parts, "t", fallbackParams);

@@ -137,14 +137,18 @@ export function renderRecallL2(
   max = PULL_MAX_BYTES,
   newer: readonly LoadedTurn[] | null = null,
 ): string {
-  if (newer === null) return renderWindow(req, turns, command, c, max);
-  const text = renderWindow(req, turns, command, c, max - NEWER_RESERVE);
+  if (newer === null) return renderWindow(req, turns, command, c, max).page;
+  // The newer turns' tool lines go between the window's turns and the page's last line, so a page
+  // still ends with its next-page command.
+  const window = renderWindow(req, turns, command, c, max - NEWER_RESERVE);
+  const text = window.page;
   // The section's head is bolded on a terminal: its escapes count too. Room is kept for the blank
   // line before the section and the newline the CLI prints after it.
-  const room = max - utf8Length(text) - 3 - utf8Length(c.bold(""));
+  const room = max - utf8Length(text) - 5 - utf8Length(c.bold(""));
   const section = newerToolsSection(newer, room, command, req.sessionId);
   const nl = section.indexOf("\n");
-  return `${text}\n\n${c.bold(section.slice(0, nl))}${section.slice(nl)}`;
+  const tools = `${c.bold(section.slice(0, nl))}${section.slice(nl)}`;
+  return `${window.text}\n\n${tools}${window.next === null ? "" : `\n\n${window.next}`}`;
 }
 
 function renderWindow(
@@ -153,7 +157,7 @@ function renderWindow(
   command: string,
   c: Colors,
   max: number,
-): string {
+): { text: string; next: string | null; page: string } {
   const asked = req.last ?? turns.length;
   const headOf = (shown: number) =>
     c.bold(
@@ -182,7 +186,7 @@ function renderWindow(
   ]
     .join("\n")
     .trimEnd();
-  if (utf8Length(whole) < max) return whole; // with the newline the CLI prints after it
+  if (utf8Length(whole) < max) return { text: whole, next: null, page: whole }; // with the newline the CLI prints after it
   // The newest turns first: what the next prompt most likely needs. Room is kept for the head,
   // the date lines and the next-page line.
   const id = shellQuote(req.sessionId);
@@ -208,8 +212,10 @@ function renderWindow(
   };
   if (k === 0) shown = [];
   const out = [headOf(k), ...dated(shown, (t) => t.startedAt, render, c)];
-  if (rest > 0) out.push(pointer(shown[0]!, rest));
-  return out.join("\n").trimEnd();
+  const text = out.join("\n").trimEnd();
+  if (rest === 0) return { text, next: null, page: text };
+  const next = pointer(shown[0]!, rest);
+  return { text, next, page: [...out, next].join("\n").trimEnd() };
 }
 
 /** `command` is the invocation the `detail` and next-page pointers are printed with (core/invocation.ts). */

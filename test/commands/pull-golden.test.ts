@@ -313,7 +313,10 @@ describe("golden: push and pulls of the fixture session", () => {
     // Each pushed turn's line is there, cut to a share of what the window's text left.
     for (const t of push.turns as { started_at: string }[])
       expect(out).toContain(`[${t.started_at.slice(11, 19)}] tools: created /home/dev/big/`);
-    // The next page is the window's alone: the tool lines are not repeated there.
+    // The page still ends with its next-page line, and the next page is the window's alone: the
+    // tool lines are not repeated there.
+    expect(out.trimEnd().split("\n").at(-1)).toStartWith("Next page (");
+    expect(out.indexOf("## Tools of the")).toBeLessThan(out.indexOf("\nNext page ("));
     const next = /^Next page \(.*\): `(.+)`$/m.exec(out)?.[1];
     expect(next).toBeDefined();
     expect(next).not.toContain("--newer-tools");

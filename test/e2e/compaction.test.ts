@@ -156,6 +156,70 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
   );
 
   test(
+    "auto-compact: the client compacts on its own past its window; the next request carries the block once and the model's Bash gets a compacted turn verbatim",
+    async () => {
+      const tag = nonce();
+      const prompts = [0, 1, 2, 3, 4, 5].map((i) => `auto ${i} FOOBAR${i} ${tag}`);
+      const question = `what was FOOBAR1 ${tag}`;
+      const h = await createHome({
+        // The reply to the last step reports a context past the window below: the client
+        // compacts before it sends the next prompt, as it does for a long session.
+        inputTokens: (body) => (lastPrompt(body) === prompts[5] ? 150_000 : 10),
+        script: (_r, body) => {
+          const prompt = lastPrompt(body);
+          const m = /^auto (\d) FOOBAR/.exec(prompt);
+          if (m) return `FOOBAR${m[1]} ${filler(Number(m[1]), tag, 420)}`;
+          if (prompt === question) {
+            const text = requestText(body);
+            const l2 = printed(text.slice(text.lastIndexOf(HEADER)), "recall --l2 ");
+            if (stepInTurn(body) === 0 && l2) return bash(l2);
+            return `Answered: ${prompt}`;
+          }
+          return `Reply to: ${prompt}`;
+        },
+      });
+      homes.push(h);
+      h.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW = "100000";
+      installHooks(h, "auto");
+      let sid = "";
+      for (const [i, prompt] of prompts.entries()) {
+        const r = await runPrint(h, prompt, {
+          resume: i === 0 ? undefined : sid,
+          holdUntil: (id) => turnStored(h, id, prompt, `FOOBAR${i} Reply ${i} ${tag}`),
+        });
+        sid = r.sessionId;
+      }
+      expect(hookEvents(h, "SessionStart", sid).some((e) => e.payload.source === "compact")).toBe(false);
+      const asked = await runPrint(h, question, {
+        resume: sid,
+        holdUntil: (id) => turnStored(h, id, question, `Answered: ${question}`),
+      });
+      expect(asked.exitCode).toBe(0);
+      // The client compacted by itself: PreCompact and the boundary say `auto`, then SessionStart(compact).
+      expect(hookEvents(h, "PreCompact", sid).map((e) => e.payload.trigger)).toContain("auto");
+      const transcript = readTranscript(findTranscript(h, sid)!);
+      const boundary = transcript.find((e) => e.subtype === "compact_boundary")!;
+      expect((boundary.compactMetadata as Record<string, unknown>).trigger).toBe("auto");
+      expect(hookEvents(h, "SessionStart", sid).some((e) => e.payload.source === "compact")).toBe(true);
+      const pushes = compactionPushes(transcript);
+      expect(pushes).toHaveLength(1);
+      expect(pushes[0]!.length).toBeLessThanOrEqual(9_500);
+      const requests = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === question);
+      expect(requests.length).toBeGreaterThanOrEqual(2);
+      const first = requestText(requests[0]!.body!);
+      expect(countOccurrences(first, HEADER)).toBe(1);
+      expect(first).toContain("Stand-in compaction summary");
+      const results = toolResults(requests[1]!.body!);
+      expect(results).toHaveLength(1);
+      expect(results[0]!.is_error ?? false).toBe(false);
+      const pulled = toolResultText(results[0]!);
+      expect(pulled).toContain(`[user]: ${prompts[0]}`);
+      expect(pulled).toContain(`FOOBAR1 ${filler(1, tag, 420)}`);
+    },
+    LONG,
+  );
+
+  test(
     "interactive: turns, /compact, a question, then /clear: the new session's push hands over every turn of the chain once",
     async () => {
       const tag = nonce();

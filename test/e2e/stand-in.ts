@@ -96,6 +96,11 @@ export interface StandInOptions {
    * token. 0 (the default) answers at once.
    */
   latencyMs?: number;
+  /**
+   * The `input_tokens` a main reply reports (default 10), fixed or per request: what the client
+   * measures its context by, so a large value drives its auto-compaction.
+   */
+  inputTokens?: number | ((body: MessagesBody) => number);
 }
 
 export interface StandIn {
@@ -309,6 +314,8 @@ export async function startStandIn(opts: StandInOptions = {}): Promise<StandIn> 
 
   const respond = (body: MessagesBody, blocks: BuiltBlock[]): Response => {
     const id = `msg_e2e_${++msgSeq}`;
+    const tokens = typeof opts.inputTokens === "function" ? opts.inputTokens(body) : opts.inputTokens;
+    const usage = { ...USAGE, input_tokens: tokens ?? USAGE.input_tokens };
     const model = body.model ?? "claude-stand-in";
     const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
     if (!body.stream) {
@@ -324,7 +331,7 @@ export async function startStandIn(opts: StandInOptions = {}): Promise<StandIn> 
         ),
         stop_reason: stopReason,
         stop_sequence: null,
-        usage: USAGE,
+        usage,
       });
     }
     let out = sse("message_start", {
@@ -337,7 +344,7 @@ export async function startStandIn(opts: StandInOptions = {}): Promise<StandIn> 
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: USAGE,
+        usage,
       },
     });
     blocks.forEach((b, index) => {

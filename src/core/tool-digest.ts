@@ -65,8 +65,9 @@ const SILENT_TOOLS = new Set(["TodoWrite", "TaskCreate", "TaskUpdate", "ExitPlan
  * names with an extension (`parser.ts`, `stdbool.h`), with their directories when given; and what
  * a text put in backquotes (a command, a flag: `gh gist create`), without them.
  */
-const NAME =
-  /`([^`\n]{2,40})`|(?:[\w.-]+\/)*[A-Za-z_][\w-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?![\w.])|[A-Za-z_][A-Za-z0-9_]{3,63}/g;
+const NAME = /(?:[\w.-]+\/)*[A-Za-z_][\w-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?![\w.])|[A-Za-z_][A-Za-z0-9_]{3,63}/g;
+/** The same, with a backquoted span first (its text in group 1): the full form's names. */
+const NAME_OR_SPAN = new RegExp(`\`([^\`\\n]{2,40})\`|${NAME.source}`, "g");
 const FILE_NAME = /\.[A-Za-z][A-Za-z0-9]{0,9}$/;
 const INNER_CAP = /[a-z0-9][A-Z]|[A-Z]{2}[a-z]/;
 
@@ -84,12 +85,13 @@ export function newNames(
 ): string[] {
   if (!added) return [];
   const old = new Set<string>();
-  if (removed) for (const m of removed.matchAll(NAME)) old.add(m[1] ?? m[0]);
+  const pattern = spans ? NAME_OR_SPAN : NAME;
+  if (removed) for (const m of removed.matchAll(pattern)) old.add(m[1] ?? m[0]);
   const out: string[] = [];
   const seen = new Set<string>();
-  for (const m of added.matchAll(NAME)) {
+  for (const m of added.matchAll(pattern)) {
     const w = m[1]?.trim() ?? m[0];
-    if (m[1] !== undefined ? !spans || w === "" : !isName(w)) continue;
+    if (m[1] !== undefined ? w === "" : !isName(w)) continue;
     if (seen.has(w) || old.has(w)) continue;
     seen.add(w);
     out.push(w);

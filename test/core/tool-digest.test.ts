@@ -95,6 +95,9 @@ describe("the full form of `recall --l2` (docs/contract.md#pulls-read-only)", ()
 
   test("the push's short form names neither, and shows paths relative to the project", () => {
     expect(toolDigest(uses, "/p", SHORT_FORM)).toBe("read src/a.ts; created README.md (bench_main.ts)");
+    // A name inside backquotes is still a name there.
+    expect(newNames("call `parse_rows` then `bun test`", null)).toEqual(["parse_rows"]);
+    expect(newNames("call `parse_rows` then `bun test`", null, 12, true)).toEqual(["parse_rows", "bun test"]);
   });
 
   test("per-file caps hold in each form", () => {

@@ -62,6 +62,45 @@ function recent(push: string): string {
   return push.slice(push.indexOf("## Recent turns"));
 }
 
+/** One resumed `-p` session through `prompts`, each stored before the next: its id. */
+async function runSteps(h: E2EHome, prompts: string[], tag: string): Promise<string> {
+  let sid = "";
+  for (const [i, prompt] of prompts.entries()) {
+    const r = await runPrint(h, prompt, {
+      resume: i === 0 ? undefined : sid,
+      holdUntil: (id) => turnStored(h, id, prompt, `FOOBAR${i} Reply ${i} ${tag}`),
+    });
+    sid = r.sessionId;
+  }
+  return sid;
+}
+
+/**
+ * The question's first request carries the block once beside the client's summary, and the model's
+ * printed pull (its second request's one tool result) brought back the compacted first turn
+ * verbatim. Returns the first request's text.
+ */
+function expectBlockAndPull(
+  h: E2EHome,
+  sid: string,
+  question: string,
+  prompts: string[],
+  tag: string,
+): string {
+  const requests = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === question);
+  expect(requests.length).toBeGreaterThanOrEqual(2);
+  const first = requestText(requests[0]!.body!);
+  expect(countOccurrences(first, HEADER)).toBe(1);
+  expect(first).toContain("Stand-in compaction summary");
+  const results = toolResults(requests[1]!.body!);
+  expect(results).toHaveLength(1);
+  expect(results[0]!.is_error ?? false).toBe(false);
+  const pulled = toolResultText(results[0]!);
+  expect(pulled).toContain(`[user]: ${prompts[0]}`);
+  expect(pulled).toContain(`FOOBAR1 ${filler(1, tag, 420)}`);
+  return first;
+}
+
 describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
   test(
     "/compact, then a question: the request carries the block once, the model's Bash gets a compacted turn verbatim; a second /compact repeats none of it",
@@ -87,14 +126,7 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       });
       homes.push(h);
       installHooks(h, "auto");
-      let sid = "";
-      for (const [i, prompt] of prompts.entries()) {
-        const r = await runPrint(h, prompt, {
-          resume: i === 0 ? undefined : sid,
-          holdUntil: (id) => turnStored(h, id, prompt, `FOOBAR${i} Reply ${i} ${tag}`),
-        });
-        sid = r.sessionId;
-      }
+      const sid = await runSteps(h, prompts, tag);
       const compactOnce = async (n: number) => {
         const r = await runPrint(h, "/compact", {
           resume: sid,
@@ -115,12 +147,9 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       expect(push).toBeDefined();
       expect(push!.length).toBeLessThanOrEqual(9_500);
       expect(recent(push!)).not.toContain(prompts[0]!);
-      // The question's first request carries it once, beside the client's own summary.
-      const requests = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === question);
-      expect(requests.length).toBeGreaterThanOrEqual(2);
-      const first = requestText(requests[0]!.body!);
-      expect(countOccurrences(first, HEADER)).toBe(1);
-      expect(first).toContain("Stand-in compaction summary");
+      // The question's first request carries it once, beside the client's own summary, and the
+      // model ran the printed pull with its own Bash tool: a compacted turn came back verbatim.
+      const first = expectBlockAndPull(h, sid, question, prompts, tag);
       // What the client kept of the conversation: its summary and, verbatim, the latest messages
       // (the boundary's preservedSegment; 2.1.197 and 2.1.332 alike), none of the earlier turns.
       // The boundary is written only after SessionStart returns, so the block cannot leave those out.
@@ -130,13 +159,6 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       for (const p of prompts.slice(0, 4)) expect(clientPart).not.toContain(p);
       expect(clientPart).toContain(`FOOBAR5 ${filler(5, tag, 420)}`);
       expect(recent(push!)).toContain(prompts[5]!);
-      // The model ran the printed pull with its own Bash tool; a compacted turn came back verbatim.
-      const results = toolResults(requests[1]!.body!);
-      expect(results).toHaveLength(1);
-      expect(results[0]!.is_error ?? false).toBe(false);
-      const pulled = toolResultText(results[0]!);
-      expect(pulled).toContain(`[user]: ${prompts[0]}`);
-      expect(pulled).toContain(`FOOBAR1 ${filler(1, tag, 420)}`);
 
       // A second compaction: its block pushes only what came after the first block.
       await compactOnce(2);
@@ -181,14 +203,7 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       homes.push(h);
       h.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW = "100000";
       installHooks(h, "auto");
-      let sid = "";
-      for (const [i, prompt] of prompts.entries()) {
-        const r = await runPrint(h, prompt, {
-          resume: i === 0 ? undefined : sid,
-          holdUntil: (id) => turnStored(h, id, prompt, `FOOBAR${i} Reply ${i} ${tag}`),
-        });
-        sid = r.sessionId;
-      }
+      const sid = await runSteps(h, prompts, tag);
       expect(hookEvents(h, "SessionStart", sid).some((e) => e.payload.source === "compact")).toBe(false);
       const asked = await runPrint(h, question, {
         resume: sid,
@@ -204,17 +219,7 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       const pushes = compactionPushes(transcript);
       expect(pushes).toHaveLength(1);
       expect(pushes[0]!.length).toBeLessThanOrEqual(9_500);
-      const requests = sessionRequests(h, sid).filter((r) => lastPrompt(r.body!) === question);
-      expect(requests.length).toBeGreaterThanOrEqual(2);
-      const first = requestText(requests[0]!.body!);
-      expect(countOccurrences(first, HEADER)).toBe(1);
-      expect(first).toContain("Stand-in compaction summary");
-      const results = toolResults(requests[1]!.body!);
-      expect(results).toHaveLength(1);
-      expect(results[0]!.is_error ?? false).toBe(false);
-      const pulled = toolResultText(results[0]!);
-      expect(pulled).toContain(`[user]: ${prompts[0]}`);
-      expect(pulled).toContain(`FOOBAR1 ${filler(1, tag, 420)}`);
+      expectBlockAndPull(h, sid, question, prompts, tag);
     },
     LONG,
   );

@@ -147,7 +147,7 @@ export function renderRecallL2(
   const room = max - utf8Length(text) - 5 - utf8Length(c.bold(""));
   const section = newerToolsSection(newer, room, command, req.sessionId);
   const nl = section.indexOf("\n");
-  const tools = `${c.bold(section.slice(0, nl))}${section.slice(nl)}`;
+  const tools = nl < 0 ? c.bold(section) : `${c.bold(section.slice(0, nl))}${section.slice(nl)}`;
   return `${window.text}\n\n${tools}${window.next === null ? "" : `\n\n${window.next}`}`;
 }
 

@@ -249,6 +249,17 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
         "SessionStart(compact)",
         60_000,
       );
+      // The client writes `/compact`'s own command entries after SessionStart returns; a question
+      // typed before they are written lands ahead of them in the transcript (seen on a loaded CI
+      // machine), so it waits for them, as a person waits for the compaction to finish on screen.
+      await waitUntil(
+        () =>
+          readTranscript(findTranscript(h, sid)!).some((e) =>
+            JSON.stringify(e.message ?? "").includes("<command-name>/compact</command-name>"),
+          ),
+        "the /compact command entries in the transcript",
+        60_000,
+      );
       await tmux.waitForScreen(/❯/, "the input prompt after /compact");
       await tmux.submit(question);
       await waitStored(h, sid, question, `Reply to: ${question}`);

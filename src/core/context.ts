@@ -10,7 +10,7 @@
 import { formatClock, formatDate, formatIso, formatRange } from "./clock.ts";
 import { shellQuote } from "./invocation.ts";
 import { cutChars, fit, flatLine, plural } from "./text.ts";
-import { type DigestForm, SHORT_FORM, type ToolUse, toolLine } from "./tool-digest.ts";
+import { type DigestForm, FULL_FORM, PUSH_FORM, type ToolUse, toolLine } from "./tool-digest.ts";
 
 export const CONTEXT_BUDGET = 9500;
 /**
@@ -35,15 +35,6 @@ export const SHELL_CUT = 300;
 /** A pushed turn's tool line (core/tool-digest.ts) is cut here; `recall --l2` shows up to TOOLS_FULL_MAX. */
 export const TOOLS_PUSH_MAX = 1200;
 export const TOOLS_FULL_MAX = 4000;
-/** A tool line's form when pushed, and in `recall --l2` (core/tool-digest.ts). */
-export const PUSH_FORM: DigestForm = SHORT_FORM;
-export const FULL_FORM: DigestForm = {
-  entryCut: 600,
-  namesPerFile: 200,
-  namesPerRead: 100,
-  relative: false,
-  spans: true,
-};
 
 /** `<bash-stdout>…</bash-stdout><bash-stderr>…</bash-stderr>` → the text, or null when empty. */
 function shellText(recorded: string | undefined): string | null {

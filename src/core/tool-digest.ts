@@ -45,12 +45,22 @@ export interface DigestForm {
   spans: boolean;
 }
 
-export const SHORT_FORM: DigestForm = {
+/** The push's short lines. */
+export const PUSH_FORM: DigestForm = {
   entryCut: ENTRY_CUT,
   namesPerFile: NAMES_PER_FILE,
   namesPerRead: 0,
   relative: true,
   spans: false,
+};
+
+/** `recall --l2`'s full lines: chosen by the continuation measurement (docs/benchmarks.md). */
+export const FULL_FORM: DigestForm = {
+  entryCut: 600,
+  namesPerFile: 200,
+  namesPerRead: 100,
+  relative: false,
+  spans: true,
 };
 
 const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool"]);
@@ -129,9 +139,10 @@ interface FileEntry {
 export function toolDigest(
   uses: readonly ToolUse[],
   project: string | null,
-  form: DigestForm = SHORT_FORM,
+  form: DigestForm = PUSH_FORM,
 ): string {
   const entryCut = form.entryCut;
+  const shown = (path: string) => (form.relative ? projectPath(path, project) : path);
   const files = new Map<string, FileEntry>();
   const parts: { key: string; text: string }[] = [];
   const fileOrder: string[] = [];
@@ -146,7 +157,7 @@ export function toolDigest(
           ? "read"
           : null;
     if (verb && u.path) {
-      const path = form.relative ? projectPath(u.path, project) : u.path;
+      const path = shown(u.path);
       const key = `${verb === "read" ? "read" : "write"}\u0000${path}`;
       let entry = files.get(key);
       if (!entry) {
@@ -170,8 +181,7 @@ export function toolDigest(
     if (SEARCH_TOOLS.has(u.tool)) {
       const what = u.pattern ?? u.path;
       if (what === null) continue;
-      const where =
-        u.pattern !== null && u.path ? ` in ${form.relative ? projectPath(u.path, project) : u.path}` : "";
+      const where = u.pattern !== null && u.path ? ` in ${shown(u.path)}` : "";
       parts.push({
         key: "",
         text: `${u.tool.toLowerCase()} "${flatLine(what, entryCut)}"${where}${failed}`,
@@ -212,7 +222,7 @@ export function toolLine(
   uses: readonly ToolUse[],
   project: string | null,
   max: number,
-  form: DigestForm = SHORT_FORM,
+  form: DigestForm = PUSH_FORM,
 ): string {
   const digest = toolDigest(uses, project, form);
   return digest === "" ? "" : fit(`tools: ${digest}`, max);

@@ -5,9 +5,7 @@
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
 import {
   type DetailCount,
-  FULL_FORM,
   PULL_MAX_BYTES,
-  PUSH_FORM,
   renderTurnBlock,
   TOOLS_FULL_MAX,
   TOOLS_PUSH_MAX,
@@ -17,6 +15,7 @@ import {
 } from "../core/context.ts";
 import { shellQuote } from "../core/invocation.ts";
 import { cutChars, fit, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
+import { FULL_FORM, PUSH_FORM } from "../core/tool-digest.ts";
 import type { DetailRow, LoadedTurn, SummaryRow, TurnText } from "../db/queries/chain.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 
@@ -141,10 +140,9 @@ export function renderRecallL2(
   // The newer turns' tool lines go between the window's turns and the page's last line, so a page
   // still ends with its next-page command.
   const window = renderWindow(req, turns, command, c, max - NEWER_RESERVE);
-  const text = window.page;
   // The section's head is bolded on a terminal: its escapes count too. Room is kept for the blank
-  // line before the section and the newline the CLI prints after it.
-  const room = max - utf8Length(text) - 5 - utf8Length(c.bold(""));
+  // lines around the section and the newline the CLI prints after it.
+  const room = max - utf8Length(window.page) - 5 - utf8Length(c.bold(""));
   const section = newerToolsSection(newer, room, command, req.sessionId);
   const nl = section.indexOf("\n");
   const tools = nl < 0 ? c.bold(section) : `${c.bold(section.slice(0, nl))}${section.slice(nl)}`;
@@ -301,6 +299,11 @@ function countsJson(d: readonly DetailCount[]) {
   return d.map((x) => ({ kind: x.kind, tool_name: x.toolName, count: x.count }));
 }
 
+/** A turn's full tool line without its `tools: ` label, or null: the JSON's `tools` field. */
+function toolsField(t: LoadedTurn, max: number): string | null {
+  return turnToolLine(t, max, FULL_FORM).replace(/^tools: /, "") || null;
+}
+
 /** `throughline.recall.v1` (docs/contract.md). */
 export function recallJson(
   mode: "l2" | "l1",
@@ -318,7 +321,7 @@ export function recallJson(
           assistant: t.assistant,
           summary: null,
           details: countsJson(t.details),
-          tools: turnToolLine(t, TOOLS_FULL_MAX, FULL_FORM).replace(/^tools: /, "") || null,
+          tools: toolsField(t, TOOLS_FULL_MAX),
         }))
       : (turns as readonly SummaryRow[]).map((r) => ({
           turn_key: `${r.origin_session_id}:${r.turn_number}`,
@@ -344,7 +347,7 @@ export function recallJson(
           newer_tools: newer.map((t) => ({
             turn_key: turnKey(t),
             started_at: formatIso(t.startedAt),
-            tools: turnToolLine(t, NEWER_TOOLS_MAX, FULL_FORM).replace(/^tools: /, "") || null,
+            tools: toolsField(t, NEWER_TOOLS_MAX),
           })),
         }),
   };

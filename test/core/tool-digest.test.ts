@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { FULL_FORM } from "../../src/core/context.ts";
 import {
   type DigestForm,
+  FULL_FORM,
   newNames,
+  PUSH_FORM,
   projectPath,
-  SHORT_FORM,
   type ToolUse,
   toolDigest,
   toolLine,
@@ -69,7 +69,7 @@ describe("tool digest (docs/contract.md#the-push)", () => {
 
   test("a long command keeps its head within the entry cut", () => {
     const cmd = `python3 ${"a/".repeat(200)}run.py`;
-    const digest = toolDigest([use("Bash", { command: cmd })], null, { ...SHORT_FORM, entryCut: 100 });
+    const digest = toolDigest([use("Bash", { command: cmd })], null, { ...PUSH_FORM, entryCut: 100 });
     expect(digest.length).toBeLessThanOrEqual("ran ``".length + 100);
   });
 
@@ -94,7 +94,7 @@ describe("the full form of `recall --l2` (docs/contract.md#pulls-read-only)", ()
   });
 
   test("the push's short form names neither, and shows paths relative to the project", () => {
-    expect(toolDigest(uses, "/p", SHORT_FORM)).toBe("read src/a.ts; created README.md (bench_main.ts)");
+    expect(toolDigest(uses, "/p", PUSH_FORM)).toBe("read src/a.ts; created README.md (bench_main.ts)");
     // A name inside backquotes is still a name there.
     expect(newNames("call `parse_rows` then `bun test`", null)).toEqual(["parse_rows"]);
     expect(newNames("call `parse_rows` then `bun test`", null, 12, true)).toEqual(["parse_rows", "bun test"]);
@@ -106,7 +106,7 @@ describe("the full form of `recall --l2` (docs/contract.md#pulls-read-only)", ()
       (/\((.*)\)/.exec(toolDigest([use("Write", { path: "/p/x.ts", added: many })], "/p", form))?.[1] ?? "")
         .split(", ")
         .filter(Boolean).length;
-    expect(names(SHORT_FORM)).toBe(SHORT_FORM.namesPerFile);
+    expect(names(PUSH_FORM)).toBe(PUSH_FORM.namesPerFile);
     expect(names(FULL_FORM)).toBe(FULL_FORM.namesPerFile);
   });
 });

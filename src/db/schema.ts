@@ -422,6 +422,20 @@ CREATE TABLE prepared_pushes (
 );
 ALTER TABLE injections ADD COLUMN prepared INTEGER NOT NULL DEFAULT 0;
 `,
+  /* 11: smaller rows per turn (docs/architecture.md, "What a row costs") */ `
+-- A tool detail of a turn is found through its turn (details_turn); only the rows before a first
+-- prompt, which have no turn, are looked up by the transcript they came from. New rows key a
+-- turn's details on its row id and store a reply that is all of the turn's text once (FINAL_TEXT):
+-- rows written before keep their form, and every read takes both (src/db/row-forms.ts).
+DROP INDEX details_origin;
+CREATE INDEX details_loose ON details(origin_session_id) WHERE turn_id IS NULL;
+-- A bulk ingest's pass holds up to 8 MiB of an index's new entries before it writes a segment
+-- (the default is 1 MiB): one segment per pass instead of several merged on the way, about a
+-- tenth smaller (docs/benchmarks.md, "What a row costs"). A hook's few rows never come near it.
+INSERT INTO bodies_fts(bodies_fts, rank) VALUES ('hashsize', 8388608);
+INSERT INTO details_fts(details_fts, rank) VALUES ('hashsize', 8388608);
+INSERT INTO events_fts(events_fts, rank) VALUES ('hashsize', 8388608);
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

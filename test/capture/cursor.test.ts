@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { memoryHash, tempDb } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
@@ -108,7 +109,7 @@ describe("ingest cursor", () => {
     expect(r.bytes).toBe(statSync(path).size);
     const answer = t.db
       .query(
-        "SELECT b.final_text FROM bodies b JOIN turns t ON t.id = b.turn_id WHERE t.turn_number = 60 AND b.role = 'assistant'",
+        `SELECT ${FINAL_TEXT("b")} AS final_text FROM bodies b JOIN turns t ON t.id = b.turn_id WHERE t.turn_number = 60 AND b.role = 'assistant'`,
       )
       .get();
     expect(answer).toEqual({ final_text: "Module 4 updated [60]." });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
 import { openForWrite } from "../../src/db/open.ts";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 
 export const REPO = join(import.meta.dir, "..", "..");
 export const FIXTURES = join(REPO, "test", "fixtures");
@@ -56,12 +57,16 @@ export function memoryHash(db: Database): string {
     "SELECT origin_session_id, turn_number, session_id, started_at, ended_at, user_chars, assistant_chars FROM turns ORDER BY origin_session_id, turn_number",
   );
   dump(
-    `SELECT t.origin_session_id, t.turn_number, b.role, b.text, b.final_text FROM bodies b JOIN turns t ON t.id = b.turn_id
+    `SELECT t.origin_session_id, t.turn_number, b.role, b.text, ${FINAL_TEXT("b")} FROM bodies b JOIN turns t ON t.id = b.turn_id
      ORDER BY t.origin_session_id, t.turn_number, b.role`,
   );
+  // A turn's details are keyed on its row id (schema 11), which differs between two databases
+  // holding the same memory: compared on their place instead.
   dump(
-    `SELECT d.ikey, d.source, t.turn_number, d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
-     FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.ikey`,
+    `SELECT d.origin_session_id, t.turn_number, d.source, d.ord,
+            CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL THEN NULL ELSE d.ikey END AS k,
+            d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
+     FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY 1, 2, 3, 4, 5`,
   );
   dump(
     "SELECT ikey, origin_session_id, turn_number, seq, ts, type, summary, detail FROM events ORDER BY ikey",

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { REPO, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -83,7 +84,7 @@ describe("a hook process killed (SIGKILL) right after its handler returned", () 
     const row = readBack(dir.path, (db) =>
       db
         .query(
-          `SELECT t.turn_number, b.final_text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'assistant'`,
+          `SELECT t.turn_number, ${FINAL_TEXT("b")} AS final_text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'assistant'`,
         )
         .all(),
     );

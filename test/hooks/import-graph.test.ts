@@ -38,10 +38,11 @@ const BUDGET: Record<string, number> = {
   // prompt the database and SessionEnd nothing (it reaches them through the handoff queries).
   "user-prompt-submit": 13,
   // +1: ingest opens its transactions through the one helper (src/db/tx.ts), as every writer does.
-  stop: 38,
-  "pre-compact": 31,
-  "session-end": 35,
-  "subagent-stop": 31,
+  // +1 each that ingests: the compact forms a turn's rows are stored in (src/db/row-forms.ts).
+  stop: 39,
+  "pre-compact": 32,
+  "session-end": 36,
+  "subagent-stop": 32,
   "post-tool-use": 25,
   "pre-tool-use": 14,
 };

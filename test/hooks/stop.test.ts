@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hookCommand, hookProgram, TERM_SHIELD } from "../../src/core/settings.ts";
 import { storedFinalText } from "../../src/db/queries/capture.ts";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { CLI_INVOCATION, count, runCli, tempDir } from "../helpers/db.ts";
 import { SECRETS } from "../helpers/secrets.ts";
@@ -364,7 +365,9 @@ describe("hook stop: flush race (docs/contract.md#capture)", () => {
     clearTimeout(later);
     expect(out.exitCode).toBe(0);
     const db = new Database(env.THROUGHLINE_DB!, { readonly: true });
-    expect(db.query("SELECT final_text FROM bodies WHERE role='assistant'").get()).toEqual({
+    expect(
+      db.query(`SELECT ${FINAL_TEXT("bodies")} AS final_text FROM bodies WHERE role='assistant'`).get(),
+    ).toEqual({
       final_text: "The diff renames two functions.",
     });
     expect(count(db, "SELECT count(*) n FROM hook_errors")).toBe(0);
@@ -392,7 +395,9 @@ describe("hook stop: flush race (docs/contract.md#capture)", () => {
     const db = new Database(env.THROUGHLINE_DB!, { readonly: true });
     expect(count(db, "SELECT count(*) n FROM turns")).toBe(1);
     expect(count(db, "SELECT count(*) n FROM hook_errors")).toBe(1);
-    expect(db.query("SELECT final_text FROM bodies WHERE role='assistant'").get()).toEqual({
+    expect(
+      db.query(`SELECT ${FINAL_TEXT("bodies")} AS final_text FROM bodies WHERE role='assistant'`).get(),
+    ).toEqual({
       final_text: "It is an off-by-one.",
     });
     db.close();

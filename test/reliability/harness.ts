@@ -6,6 +6,7 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { CORPUS, REPO } from "../helpers/db.ts";
 
 /**
@@ -79,12 +80,15 @@ export function memoryRows(db: Database): Record<string, string[]> {
       "SELECT origin_session_id, turn_number, session_id, started_at, ended_at, user_chars, assistant_chars FROM turns ORDER BY 1, 2",
     ),
     bodies: rows(
-      `SELECT t.origin_session_id, t.turn_number, b.role, b.text, b.final_text FROM bodies b JOIN turns t ON t.id = b.turn_id
+      `SELECT t.origin_session_id, t.turn_number, b.role, b.text, ${FINAL_TEXT("b")} FROM bodies b JOIN turns t ON t.id = b.turn_id
        ORDER BY 1, 2, 3`,
     ),
     details: rows(
-      `SELECT d.ikey, d.source, d.origin_session_id, t.turn_number, d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
-       FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.ikey, d.ord`,
+      // A turn's details are keyed on its row id (src/db/row-forms.ts): compared on their place.
+      `SELECT d.origin_session_id, t.turn_number, d.source, d.ord,
+              CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL THEN NULL ELSE d.ikey END AS k,
+              d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
+       FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY 1, 2, 3, 4, 5`,
     ),
     events: rows(
       "SELECT ikey, origin_session_id, turn_number, seq, ts, type, summary, detail FROM events ORDER BY ikey",

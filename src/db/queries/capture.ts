@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { DetailDraft } from "../../core/model.ts";
+import { detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
 import type { DetailRow } from "./chain.ts";
 
 export interface CursorRow {
@@ -81,7 +82,7 @@ export function upsertTurn(db: Database, t: TurnWrite): number {
     origin: t.originSessionId,
     role: "assistant",
     text: t.assistant,
-    final: t.finalText,
+    final: storedFinal(t.assistant, t.finalText),
   });
   return id;
 }
@@ -121,7 +122,7 @@ export function replaceDetails(
       output: d.output,
       err: d.isError ? 1 : 0,
       created: d.createdAt,
-      ikey: `${scope.originSessionId}:${scope.turnNumber}:${ord}`,
+      ikey: detailKey(scope.turnId, scope.originSessionId, scope.turnNumber, ord),
     });
   });
 }
@@ -204,7 +205,7 @@ export function upsertSubagentDetail(
 export function storedFinalText(db: Database, originSessionId: string): string | null {
   const row = db
     .query<{ final_text: string }, { origin: string }>(
-      `SELECT b.final_text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'assistant'
+      `SELECT ${FINAL_TEXT("b")} AS final_text FROM turns t JOIN bodies b ON b.turn_id = t.id AND b.role = 'assistant'
        WHERE t.origin_session_id = $origin AND b.final_text IS NOT NULL ORDER BY t.turn_number DESC LIMIT 1`,
     )
     .get({ origin: originSessionId });

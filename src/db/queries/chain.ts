@@ -18,6 +18,7 @@ import { selfInvocation } from "../../core/invocation.ts";
 import type { ToolUse } from "../../core/tool-digest.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
+import { FINAL_TEXT } from "../row-forms.ts";
 import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
 import { resolveLive } from "./sessions.ts";
 
@@ -86,7 +87,7 @@ const ORDER_NEWEST_FIRST = "ORDER BY t.started_at DESC, t.origin_session_id DESC
 const ORDER_OLDEST_FIRST = "ORDER BY t.started_at, t.origin_session_id, t.turn_number";
 
 const TURN_COLUMNS = `t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
-  u.text AS user_text, a.text AS assistant_text, a.final_text`;
+  u.text AS user_text, a.text AS assistant_text, ${FINAL_TEXT("a")} AS final_text`;
 const TURN_JOINS = `LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
   LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'`;
 
@@ -387,9 +388,9 @@ export function loadContextInput(db: Database, live: string): ContextInput {
     !hasReply && total > window.length
       ? db
           .query<{ final_text: string; ended_at: number }, Params>(
-            `SELECT a.final_text, t.ended_at FROM turns t
+            `SELECT ${FINAL_TEXT("a")} AS final_text, t.ended_at FROM turns t
              JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
-             WHERE ${fallbackWhere} AND a.final_text IS NOT NULL AND trim(a.final_text) <> ''
+             WHERE ${fallbackWhere} AND a.final_text IS NOT NULL AND trim(${FINAL_TEXT("a")}) <> ''
              ${ORDER_NEWEST_FIRST} LIMIT 1`,
           )
           .get(fallbackParams)

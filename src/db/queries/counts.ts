@@ -35,7 +35,11 @@ export function originCounts(
   const q = (sql: string) => (db.query(sql).get({ origin }) as { n: number }).n;
   return {
     turns: q("SELECT count(*) AS n FROM turns WHERE origin_session_id = $origin"),
-    details: q("SELECT count(*) AS n FROM details WHERE origin_session_id = $origin"),
+    // A turn's details through the turn, the rows before its first prompt by their own index.
+    details: q(
+      `SELECT (SELECT count(*) FROM turns t JOIN details d ON d.turn_id = t.id WHERE t.origin_session_id = $origin)
+            + (SELECT count(*) FROM details WHERE turn_id IS NULL AND origin_session_id = $origin) AS n`,
+    ),
     events: q("SELECT count(*) AS n FROM events WHERE origin_session_id = $origin"),
   };
 }

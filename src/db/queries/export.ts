@@ -14,6 +14,7 @@ import type {
   TurnRecord,
 } from "../../core/export-format.ts";
 import { ThroughlineError } from "../../errors.ts";
+import { detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
 import { legacyChainKeys } from "../schema.ts";
 
 export { schemaVersion } from "../version.ts";
@@ -29,7 +30,7 @@ export function* exportSessions(db: Database): Generator<SessionRecord> {
 export function* exportTurns(db: Database): Generator<TurnRecord> {
   const q = db.query<Omit<TurnRecord, "record">, []>(
     `SELECT t.session_id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
-            t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, a.final_text, t.uuid
+            t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, ${FINAL_TEXT("a")} AS final_text, t.uuid
      FROM turns t
      LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
      LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
@@ -41,7 +42,10 @@ export function* exportTurns(db: Database): Generator<TurnRecord> {
 export function* exportDetails(db: Database): Generator<DetailRecord> {
   const q = db.query<Omit<DetailRecord, "record" | "is_error"> & { is_error: number }, []>(
     `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
-            d.input, d.output, d.is_error, d.created_at, d.ikey
+            d.input, d.output, d.is_error, d.created_at,
+            -- The file's key is the row's natural one, whichever form the database keeps it in.
+            CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL
+                 THEN d.origin_session_id || ':' || t.turn_number || ':' || d.ord ELSE d.ikey END AS ikey
      FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.id`,
   );
   for (const r of q.iterate()) yield { record: "detail", ...r, is_error: r.is_error !== 0 };
@@ -99,7 +103,10 @@ export function exportImporter(db: Database) {
   );
   const insertDetail = db.query(
     `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
-     VALUES ($turn, $origin_session_id, $source, $ord, $kind, $tool_name, $tool_use_id, $input, $output, $is_error, $created_at, $ikey)
+     SELECT $turn, $origin_session_id, $source, $ord, $kind, $tool_name, $tool_use_id, $input, $output, $is_error, $created_at, $ikey
+     -- A turn's row stored before schema 11 has the file's key form, not this one's: found by place.
+     WHERE $turn IS NULL OR $source <> 'transcript'
+        OR NOT EXISTS (SELECT 1 FROM details WHERE turn_id = $turn AND source = 'transcript' AND ord = $ord)
      ON CONFLICT(ikey) DO NOTHING`,
   );
   const insertEvent = db.query(
@@ -159,7 +166,7 @@ export function exportImporter(db: Database) {
           origin: r.origin_session_id,
           role: "assistant",
           text: assistant,
-          final: final_text,
+          final: storedFinal(assistant, final_text),
         });
       return true;
     },
@@ -167,7 +174,12 @@ export function exportImporter(db: Database) {
       const { record: _, turn_number, is_error, ...row } = r;
       const turn =
         turn_number === null ? null : turnOf(r.origin_session_id, turn_number, `line ${lineNo}: detail`);
-      return insertDetail.run({ ...row, turn, is_error: is_error ? 1 : 0 }).changes > 0;
+      // The file keys a turn's row on its transcript; this database on the turn's row id.
+      const ikey =
+        turn !== null && r.source === "transcript"
+          ? detailKey(turn, r.origin_session_id, turn_number!, r.ord)
+          : r.ikey;
+      return insertDetail.run({ ...row, ikey, turn, is_error: is_error ? 1 : 0 }).changes > 0;
     },
     event(r: EventRecord): boolean {
       const { record: _, ...row } = r;

@@ -198,9 +198,9 @@ function fateRows(
       `SELECT s.id,
               NOT EXISTS (SELECT 1 FROM turns t WHERE t.origin_session_id = s.id
                           AND t.id NOT IN (SELECT value FROM json_each($turns)))
-                AND NOT EXISTS (SELECT 1 FROM details d WHERE d.origin_session_id = s.id
-                          AND d.id NOT IN (SELECT value FROM json_each($loose))
-                          AND (d.turn_id IS NULL OR d.turn_id NOT IN (SELECT value FROM json_each($turns))))
+                -- A turn's details come from its turn's transcript: the turns above stand for them.
+                AND NOT EXISTS (SELECT 1 FROM details d WHERE d.turn_id IS NULL AND d.origin_session_id = s.id
+                          AND d.id NOT IN (SELECT value FROM json_each($loose)))
                 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.origin_session_id = s.id
                           AND e.id NOT IN (SELECT value FROM json_each($events))) AS empty,
               EXISTS (SELECT 1 FROM sessions m WHERE m.merged_into = s.id)

@@ -88,4 +88,7 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+// A bulk import plans transcripts on a second thread (src/capture/plan-ahead.ts), which the
+// binary and the plugin's bundle start on this same script.
+if (Bun.isMainThread) void main();
+else void import("./capture/plan-worker.ts");

@@ -213,8 +213,12 @@ interface Observed {
 }
 
 function observe(db: Database, path: string): Observed {
+  return observeWith(path, getCursor(db, path));
+}
+
+/** The file as it is now, against a cursor read from the database earlier (or by another thread's caller). */
+function observeWith(path: string, cursor: CursorRow | null): Observed {
   const st = statOrThrow(path);
-  const cursor = getCursor(db, path);
   return {
     stat: `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`,
     size: st.size,
@@ -251,6 +255,22 @@ function eventsOf(calls: readonly ToolCall[]): EventDraft[] {
       return [];
     }
   });
+}
+
+/**
+ * A run's plan made ahead, without the database: the file observed against `cursor` (what the
+ * database held when the caller read it) and what would be written. `ingestTranscript` takes it
+ * only if the same observation holds under its lock, so a plan made from a stale cursor is
+ * made again there (src/capture/plan-ahead.ts).
+ */
+export interface PlannedRun {
+  observed: Observed;
+  plan: TranscriptPlan | null;
+}
+
+export function planAhead(opts: IngestOptions, cursor: CursorRow | null): PlannedRun {
+  const observed = observeWith(opts.path, cursor);
+  return { observed, plan: planTranscript(opts, observed) };
 }
 
 interface TurnWritePlan {
@@ -490,9 +510,9 @@ function unchanged(opts: IngestOptions, cursor: CursorRow | null): IngestResult 
   };
 }
 
-export function ingestTranscript(db: Database, opts: IngestOptions): IngestResult {
-  const first = observe(db, opts.path);
-  const plan = planTranscript(opts, first);
+export function ingestTranscript(db: Database, opts: IngestOptions, ahead?: PlannedRun): IngestResult {
+  const first = ahead?.observed ?? observe(db, opts.path);
+  const plan = ahead ? ahead.plan : planTranscript(opts, first);
   if (plan === null) return unchanged(opts, first.cursor);
   // IMMEDIATE: the cursor and chain read inside decide the writes. A deferred transaction
   // would take its snapshot on the first read and then fail at once with SQLITE_BUSY when it

@@ -6,10 +6,12 @@
 import type { Database } from "bun:sqlite";
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { getCursor } from "../db/queries/capture.ts";
 import { originCounts } from "../db/queries/counts.ts";
 import { beginDeferral, type DeferralOwner, endDeferral, indexDeferred } from "../db/queries/fts-deferral.ts";
 import { ThroughlineError } from "../errors.ts";
 import { ingestSubagent, ingestTranscript } from "./ingest.ts";
+import { PlanAhead } from "./plan-ahead.ts";
 import { headEntries } from "./transcript-head.ts";
 
 export interface ReplaySession {
@@ -27,6 +29,8 @@ export interface ReplayReport {
   schema: "throughline.replay.v1";
   sessions: ReplaySession[];
   totals: Omit<ReplaySession, "session_id" | "file"> & { files: number; sessions: number };
+  /** Transcripts planned on the second thread (src/capture/plan-ahead.ts); the rest were planned here. */
+  planned_ahead: number;
   elapsed_ms: number;
 }
 
@@ -94,6 +98,25 @@ export interface ReplayOptions {
   deferIndex?: boolean;
   /** Files per chunk (default CHUNK_FILES; tests make chunks small). */
   chunkFiles?: number;
+  /**
+   * Plan the next transcripts on a second thread while this one writes (src/capture/plan-ahead.ts);
+   * default: when there are two or more and PLAN_AHEAD_BYTES in all. The rows are the same either way.
+   */
+  planAhead?: boolean;
+}
+
+/** A pass made while waiting for a plan covers at least this much transcript (fewer, larger segments). */
+const IDLE_PASS_BYTES = 4 << 20;
+
+/** Below this much transcript, starting a worker thread costs more than it saves. */
+export const PLAN_AHEAD_BYTES = 2 << 20;
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -114,6 +137,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
   const subagents = files.filter(isSubagentFile);
   const mains = files.filter((f) => !subagents.includes(f));
   const sessions: ReplaySession[] = [];
+  let plannedAhead = 0;
   const owner: DeferralOwner | null =
     opts.deferIndex === false || files.length === 0 ? null : { pid: process.pid, startedAt: Date.now() };
   let chunkFiles = 0;
@@ -128,23 +152,50 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
     }
     tick();
   };
+  // Waiting for the next plan, this thread indexes what it wrote so far instead of sleeping:
+  // the passes then run beside the planning instead of after it.
+  const indexWhileWaiting = (): boolean => {
+    if (!owner || chunkBytes < IDLE_PASS_BYTES) return false;
+    indexDeferred(db, owner, Date.now());
+    chunkFiles = 0;
+    chunkBytes = 0;
+    return true;
+  };
   const ingestAll = () => {
-    for (const file of mains) {
-      const r = ingestTranscript(db, { path: file, now: now() });
-      const c = originCounts(db, r.sessionId);
-      const bytes = statSync(file).size;
-      sessions.push({
-        session_id: r.sessionId,
-        file,
-        turns: c.turns,
-        bodies: c.turns * 2,
-        details: c.details,
-        events: c.events,
-        skipped_lines: r.skippedLines,
-        bytes,
-      });
-      fileDone(bytes);
+    // One clock reading per transcript, in file order, whether or not its plan is made ahead.
+    const runs = mains.map((path) => ({ path, now: now() }));
+    const planner = planAhead(opts, runs);
+    try {
+      for (const [i, run] of runs.entries()) {
+        const r = ingestTranscript(db, run, planner?.take(i, indexWhileWaiting) ?? undefined);
+        const c = originCounts(db, r.sessionId);
+        const bytes = statSync(run.path).size;
+        sessions.push({
+          session_id: r.sessionId,
+          file: run.path,
+          turns: c.turns,
+          bodies: c.turns * 2,
+          details: c.details,
+          events: c.events,
+          skipped_lines: r.skippedLines,
+          bytes,
+        });
+        fileDone(bytes);
+      }
+    } finally {
+      plannedAhead = planner?.used ?? 0;
+      planner?.close();
     }
+    ingestSubagents();
+  };
+  /** A planner for the main transcripts when there is enough to plan ahead (or the caller says so). */
+  const planAhead = (o: ReplayOptions, runs: { path: string; now: number }[]): PlanAhead | null => {
+    const jobs = runs.map((run) => ({ opts: run, bytes: sizeOf(run.path) }));
+    const total = jobs.reduce((a, j) => a + j.bytes, 0);
+    const wanted = o.planAhead ?? (jobs.length >= 2 && total >= PLAN_AHEAD_BYTES);
+    return wanted ? PlanAhead.start(jobs, (path) => getCursor(db, path)) : null;
+  };
+  const ingestSubagents = () => {
     for (const file of subagents) {
       const r = ingestSubagent(db, file, now());
       const bytes = statSync(file).size;
@@ -190,6 +241,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
       skipped_lines: sum("skipped_lines"),
       bytes: sum("bytes"),
     },
+    planned_ahead: plannedAhead,
     elapsed_ms: Math.round(performance.now() - t0),
   };
 }

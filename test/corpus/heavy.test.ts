@@ -125,12 +125,13 @@ describe.skipIf(!present)("a heavy user's year, small", () => {
     for (const x of out.results) expect(x.turn_key?.startsWith(`${s.id}:`)).toBe(true);
   });
 
-  // Issue 24's goal is ≤ 0.5, missed today (0.586 here, 0.577 at the full size, 0.454 on the corpus
-  // itself: a year of ~10 KB turns pays each turn's fixed rows and indexes more often; the bench
-  // reports it, docs/benchmarks.md "A heavy user's year"). The test holds the line where it is, so
-  // storage cannot grow unseen: tighten it to 0.5 when the goal is met.
-  test("database bytes per transcript byte stay at most 0.62 (goal 0.5: docs/benchmarks.md)", () => {
+  // Issue 24's goal is ≤ 0.5, missed today (0.51-0.52 here and at the full size since schema 11,
+  // 0.40 on the corpus itself: a year of ~10 KB turns pays each turn's fixed rows and indexes more
+  // often; docs/benchmarks.md "What a row costs"). The test holds the line near where it is, with
+  // room for the index passes a loaded machine makes while it waits for plans (more, smaller
+  // segments), so storage cannot grow unseen: tighten it to 0.5 when the goal is met.
+  test("database bytes per transcript byte stay at most 0.55 (goal 0.5: docs/benchmarks.md)", () => {
     expect(imp.db_bytes).toBeGreaterThan(0);
-    expect(imp.db_bytes_per_transcript_byte).toBeLessThanOrEqual(0.62);
+    expect(imp.db_bytes_per_transcript_byte).toBeLessThanOrEqual(0.55);
   });
 });

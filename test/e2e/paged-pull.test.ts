@@ -14,6 +14,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
+import { DETAIL_OUTPUT } from "../../src/db/row-forms.ts";
 import {
   CLI_ENTRY,
   createHome,
@@ -236,8 +237,11 @@ describe.skipIf(SKIP !== null)(
         const stored = queryDb(
           h,
           (db) =>
-            (db.query("SELECT output FROM details WHERE id = ?").get(Number(ref)) as { output: string })
-              .output,
+            (
+              db
+                .query(`SELECT ${DETAIL_OUTPUT("d")} AS output FROM details d WHERE id = ?`)
+                .get(Number(ref)) as { output: string }
+            ).output,
         )!;
         expect(stored).toContain(big.split("\n")[0]!);
         expect(stored).toContain(big.trimEnd().split("\n").at(-1)!);

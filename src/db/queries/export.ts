@@ -190,7 +190,8 @@ export function exportImporter(db: Database) {
       if (exists) return false;
       const ref = sharesOutput(r.kind, r.output) ? sharedText(db, r.output) : null;
       const output = ref === null ? r.output : null;
-      const added = insertDetail.run({ ...row, output, ref, ikey, turn, is_error: is_error ? 1 : 0 }).changes > 0;
+      const added =
+        insertDetail.run({ ...row, output, ref, ikey, turn, is_error: is_error ? 1 : 0 }).changes > 0;
       // A text made for a row that was not added has no holder.
       if (!added && ref !== null) dropUnheld.run({ id: ref });
       return added;

@@ -21,20 +21,3 @@ export function storedFinal(text: string, final: string | null): string | null {
 /** An assistant row's last reply as read, in SQL (`b`: the bodies alias). */
 export const FINAL_TEXT = (b: string) =>
   `CASE ${b}.final_text WHEN '' THEN ${b}.text ELSE ${b}.final_text END`;
-
-/**
- * A tool's output of at least this many bytes is stored once however many rows hold it (the
- * same file read again, the same command printing the same thing): `details.output` is null and
- * `output_ref` names its `detail_texts` row. A reference costs about 40 bytes (the row, its
- * hash's index entry): shorter outputs stay inline (docs/benchmarks.md, "What a row costs").
- */
-export const SHARED_OUTPUT_MIN = 256;
-
-/** Whether a detail's output is kept in `detail_texts`. */
-export function sharesOutput(kind: string, output: string | null): output is string {
-  return kind === "tool_output" && output !== null && output.length >= SHARED_OUTPUT_MIN;
-}
-
-/** A detail row's output as read, in SQL (`d`: the details alias). */
-export const DETAIL_OUTPUT = (d: string) =>
-  `coalesce(${d}.output, (SELECT x.text FROM detail_texts x WHERE x.id = ${d}.output_ref))`;

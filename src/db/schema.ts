@@ -1,5 +1,4 @@
 import type { Database } from "bun:sqlite";
-import { DETAIL_OUTPUT } from "./row-forms.ts";
 
 /**
  * Migrations, in order. `PRAGMA user_version` holds how many have been applied. Embedded as
@@ -37,9 +36,6 @@ export const UNINDEXED_ATTACHMENT = (d: string) =>
     'task_reminder', 'critical_system_reminder', 'token_usage', 'budget_usd', 'companion_intro', 'invoked_skills'))`;
 export const DETAIL_FTS_TEXT = (d: string) =>
   `substr(coalesce(${d}.tool_name, '') || ' ' || coalesce(${d}.input, '') || char(10) || coalesce(${d}.output, ''), 1, 32768)`;
-/** DETAIL_FTS_TEXT since schema 11, where an output may be kept in `detail_texts` (src/db/row-forms.ts). */
-export const DETAIL_FTS_TEXT_SHARED = (d: string) =>
-  `substr(coalesce(${d}.tool_name, '') || ' ' || coalesce(${d}.input, '') || char(10) || coalesce(${DETAIL_OUTPUT(d)}, ''), 1, 32768)`;
 export const EVENT_FTS_TEXT = (e: string) => `${e}.type || ' ' || ${e}.summary || char(10) || ${e}.detail`;
 /** Whether a new row of `table` waits for a bulk ingest's one indexing pass (its id is above the watermark). */
 const DEFERRED = (table: "bodies" | "details" | "events") =>
@@ -426,7 +422,7 @@ CREATE TABLE prepared_pushes (
 );
 ALTER TABLE injections ADD COLUMN prepared INTEGER NOT NULL DEFAULT 0;
 `,
-  /* 11: smaller rows per turn, and a long tool output stored once (docs/architecture.md, "What a row costs") */ `
+  /* 11: smaller rows per turn (docs/architecture.md, "What a row costs") */ `
 -- A tool detail of a turn is found through its turn (details_turn); only the rows before a first
 -- prompt, which have no turn, are looked up by the transcript they came from. New rows key a
 -- turn's details on its row id and store a reply that is all of the turn's text once (FINAL_TEXT):
@@ -439,24 +435,6 @@ CREATE INDEX details_loose ON details(origin_session_id) WHERE turn_id IS NULL;
 INSERT INTO bodies_fts(bodies_fts, rank) VALUES ('hashsize', 8388608);
 INSERT INTO details_fts(details_fts, rank) VALUES ('hashsize', 8388608);
 INSERT INTO events_fts(events_fts, rank) VALUES ('hashsize', 8388608);
--- A long tool output is stored once however many details hold it; each holder counts as a
--- reference, and the text goes with the last one.
-CREATE TABLE detail_texts (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, refs INTEGER NOT NULL DEFAULT 0, text TEXT NOT NULL);
-CREATE INDEX detail_texts_hash ON detail_texts(hash);
-ALTER TABLE details ADD COLUMN output_ref INTEGER;
-CREATE TRIGGER details_text_hold AFTER INSERT ON details WHEN new.output_ref IS NOT NULL BEGIN
-  UPDATE detail_texts SET refs = refs + 1 WHERE id = new.output_ref;
-END;
-CREATE TRIGGER details_text_release AFTER DELETE ON details WHEN old.output_ref IS NOT NULL BEGIN
-  UPDATE detail_texts SET refs = refs - 1 WHERE id = old.output_ref;
-  DELETE FROM detail_texts WHERE id = old.output_ref AND refs <= 0;
-END;
-DROP TRIGGER details_fts_insert;
-CREATE TRIGGER details_fts_insert AFTER INSERT ON details
-WHEN NOT ${UNINDEXED_ATTACHMENT("new")} AND NOT ${DEFERRED("details")}
-BEGIN
-  INSERT INTO details_fts(rowid, text) VALUES (new.id, ${DETAIL_FTS_TEXT_SHARED("new")});
-END;
 `,
 ];
 

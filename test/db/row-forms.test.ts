@@ -6,18 +6,16 @@
  * and imports exactly as one written in the new forms.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { originCounts } from "../../src/db/queries/counts.ts";
-import { DETAIL_OUTPUT, detailKey, FINAL_TEXT, storedFinal } from "../../src/db/row-forms.ts";
+import { detailKey, FINAL_TEXT, storedFinal } from "../../src/db/row-forms.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/db/schema.ts";
 import { bakedArgs, chainsWithLongestPrompt, cliInProcess } from "../helpers/cli-in-process.ts";
 import { count, FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { bakedCommands } from "../helpers/pull.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const SOURCES = [join(FIXTURES, "pull"), dirname(SAMPLE), join(FIXTURES, "transcripts")];
 const NOW = () => Date.parse("2026-03-02T02:00:00Z");
@@ -28,8 +26,8 @@ let old: string;
 
 /**
  * A schema-10 database (its migrations, triggers and indexes) holding the rows of `from` in the
- * forms schema 10 wrote: every transcript detail keyed on its transcript, every output inline,
- * every reply stored whole. Row ids are kept, and the full-text indexes are filled by its triggers.
+ * forms schema 10 wrote: every transcript detail keyed on its transcript, every reply stored
+ * whole. Row ids are kept, and the full-text indexes are filled by its triggers.
  */
 function schema10Copy(from: string, path: string): void {
   const { Database } = require("bun:sqlite") as typeof import("bun:sqlite");
@@ -44,7 +42,6 @@ function schema10Copy(from: string, path: string): void {
   const overrides: Record<string, Record<string, string>> = {
     bodies: { final_text: FINAL_TEXT("b") },
     details: {
-      output: DETAIL_OUTPUT("d"),
       ikey: `CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL
                THEN d.origin_session_id || ':' || (SELECT turn_number FROM f.turns t WHERE t.id = d.turn_id) || ':' || d.ord
                ELSE d.ikey END`,
@@ -252,113 +249,6 @@ describe("a database in the forms before (schema 10)", () => {
       expect(count(db, "SELECT count(*) n FROM details")).toBe(detailsOf(fresh));
     } finally {
       db.close();
-    }
-  });
-});
-
-describe("a long tool output stored once", () => {
-  const FILE = `${"export function refreshAccessToken(): string { return 'x'; }\n".repeat(40)}// end`;
-  // Distinct first eight characters: the builder's entry uuids start with them (equal ones read as a fork).
-  const A = "ccccccca-0000-4000-8000-00000000000a";
-  const B = "cccccccb-0000-4000-8000-00000000000b";
-
-  /** Two sessions reading the same file, A twice; a short output that stays inline. */
-  function twoSessions(): string {
-    const path = join(dir.path, `shared-${Math.random().toString(36).slice(2)}.db`);
-    const w = openForWrite(path);
-    for (const [id, reads] of [
-      [A, 2],
-      [B, 1],
-    ] as const) {
-      const b = new TranscriptBuilder(id);
-      for (let i = 0; i < reads; i++)
-        b.user(`read the token module (${i})`)
-          .tool("Read", { file_path: "/home/dev/project/src/token.ts" }, FILE)
-          .tool("Bash", { command: "bun test" }, "3 pass")
-          .say(`Read it (${i}).`);
-      const file = join(dir.path, `${id}.jsonl`);
-      writeFileSync(file, b.text());
-      ingestTranscript(w, { path: file, now: 1 });
-    }
-    w.close();
-    return path;
-  }
-
-  /** Every text is held by exactly as many rows as it counts, and none is held by none. */
-  function refsHold(db: import("bun:sqlite").Database): void {
-    const bad = db
-      .query<{ n: number }, []>(
-        `SELECT count(*) AS n FROM detail_texts x
-         WHERE x.refs <> (SELECT count(*) FROM details d WHERE d.output_ref = x.id) OR x.refs <= 0`,
-      )
-      .get()!.n;
-    expect(bad).toBe(0);
-    expect(
-      count(db, "SELECT count(*) n FROM details WHERE output_ref IS NOT NULL AND output IS NOT NULL"),
-    ).toBe(0);
-  }
-
-  test("three reads of the same file in two sessions keep its text once; each row reads it back whole", async () => {
-    const path = twoSessions();
-    const db = openForRead(path);
-    try {
-      expect(count(db, "SELECT count(*) n FROM detail_texts")).toBe(1);
-      expect(count(db, "SELECT refs n FROM detail_texts")).toBe(3);
-      expect(
-        count(db, "SELECT count(*) n FROM details WHERE kind = 'tool_output' AND output = '3 pass'"),
-      ).toBe(3);
-      refsHold(db);
-      const read = db
-        .query<{ o: string }, []>(
-          `SELECT ${DETAIL_OUTPUT("d")} AS o FROM details d WHERE kind = 'tool_output' AND tool_name = 'Read'`,
-        )
-        .all();
-      expect(read.map((r) => r.o)).toEqual([FILE, FILE, FILE]);
-    } finally {
-      db.close();
-    }
-    // What the model reads: detail prints the output, search finds it in every session.
-    const detail = await cliInProcess(path, ["detail", "09:00-09:59", "--session", A]);
-    expect(detail).toContain("refreshAccessToken(): string");
-    const hits = JSON.parse(
-      await cliInProcess(path, ["search", "refreshAccessToken", "--all", "--kind", "l3", "--json"]),
-    ) as { results: { session: string }[] };
-    expect(new Set(hits.results.map((h) => h.session))).toEqual(new Set([A, B]));
-  });
-
-  test("forgetting one holder keeps the text for the others; forgetting all of them removes it", () => {
-    const path = twoSessions();
-    const forget = (id: string) => {
-      const r = runCli(["forget", "--session", id, "--yes", "--db", path]);
-      expect(r.stderr).toBe("");
-      expect(r.exitCode).toBe(0);
-    };
-    forget(A);
-    let db = openForRead(path);
-    try {
-      expect(count(db, "SELECT refs n FROM detail_texts")).toBe(1);
-      refsHold(db);
-    } finally {
-      db.close();
-    }
-    forget(B);
-    db = openForRead(path);
-    try {
-      expect(count(db, "SELECT count(*) n FROM detail_texts")).toBe(0);
-      expect(count(db, "SELECT count(*) n FROM details")).toBe(0);
-    } finally {
-      db.close();
-    }
-  });
-
-  test("after the fixtures' replay, a re-read of every file and an import of an export, every text is held as it counts", () => {
-    for (const p of [fresh, old]) {
-      const db = openForRead(p);
-      try {
-        refsHold(db);
-      } finally {
-        db.close();
-      }
     }
   });
 });

@@ -8,7 +8,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DETAIL_OUTPUT } from "../../src/db/row-forms.ts";
 import {
   CLI_ENTRY,
   createHome,
@@ -182,7 +181,7 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
         (db) =>
           db
             .query(
-              `SELECT d.kind, d.tool_name, d.tool_use_id, d.input, ${DETAIL_OUTPUT("d")} AS output, d.is_error, t.turn_number
+              `SELECT d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, t.turn_number
                FROM details d JOIN turns t ON t.id = d.turn_id
               WHERE d.origin_session_id = ? AND d.kind IN ('tool_input', 'tool_output') ORDER BY d.id`,
             )

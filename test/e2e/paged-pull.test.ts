@@ -14,7 +14,6 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
-import { DETAIL_OUTPUT } from "../../src/db/row-forms.ts";
 import {
   CLI_ENTRY,
   createHome,
@@ -237,11 +236,8 @@ describe.skipIf(SKIP !== null)(
         const stored = queryDb(
           h,
           (db) =>
-            (
-              db
-                .query(`SELECT ${DETAIL_OUTPUT("d")} AS output FROM details d WHERE id = ?`)
-                .get(Number(ref)) as { output: string }
-            ).output,
+            (db.query("SELECT output FROM details WHERE id = ?").get(Number(ref)) as { output: string })
+              .output,
         )!;
         expect(stored).toContain(big.split("\n")[0]!);
         expect(stored).toContain(big.trimEnd().split("\n").at(-1)!);

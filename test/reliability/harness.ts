@@ -6,7 +6,7 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DETAIL_OUTPUT, FINAL_TEXT } from "../../src/db/row-forms.ts";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { CORPUS, REPO } from "../helpers/db.ts";
 
 /**
@@ -87,7 +87,7 @@ export function memoryRows(db: Database): Record<string, string[]> {
       // A turn's details are keyed on its row id (src/db/row-forms.ts): compared on their place.
       `SELECT d.origin_session_id, t.turn_number, d.source, d.ord,
               CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL THEN NULL ELSE d.ikey END AS k,
-              d.kind, d.tool_name, d.tool_use_id, d.input, ${DETAIL_OUTPUT("d")}, d.is_error, d.created_at
+              d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
        FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY 1, 2, 3, 4, 5`,
     ),
     events: rows(

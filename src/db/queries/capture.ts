@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { DetailDraft } from "../../core/model.ts";
-import { DETAIL_OUTPUT, detailKey, FINAL_TEXT, sharesOutput, storedFinal } from "../row-forms.ts";
+import { detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
 import type { DetailRow } from "./chain.ts";
 
 export interface CursorRow {
@@ -107,13 +107,11 @@ export function replaceDetails(
       turn: scope.turnId,
     });
   const ins = db.query(
-    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey, output_ref)
-     VALUES ($turn, $origin, 'transcript', $ord, $kind, $tool, $tuid, $input, $output, $err, $created, $ikey, $ref)`,
+    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+     VALUES ($turn, $origin, 'transcript', $ord, $kind, $tool, $tuid, $input, $output, $err, $created, $ikey)`,
   );
   details.forEach((d, ord) => {
-    const ref = sharesOutput(d.kind, d.output) ? sharedText(db, d.output) : null;
     ins.run({
-      ref,
       turn: scope.turnId,
       origin: scope.originSessionId,
       ord,
@@ -121,7 +119,7 @@ export function replaceDetails(
       tool: d.toolName,
       tuid: d.toolUseId,
       input: d.input,
-      output: ref === null ? d.output : null,
+      output: d.output,
       err: d.isError ? 1 : 0,
       created: d.createdAt,
       ikey: detailKey(scope.turnId, scope.originSessionId, scope.turnNumber, ord),
@@ -129,26 +127,10 @@ export function replaceDetails(
   });
 }
 
-/** The `detail_texts` row holding `text`, made if none does (its holders count its references). */
-export function sharedText(db: Database, text: string): number {
-  const hash = Bun.hash.crc32(text);
-  const found = db
-    .query<{ id: number }, { hash: number; text: string }>(
-      "SELECT id FROM detail_texts WHERE hash = $hash AND text = $text LIMIT 1",
-    )
-    .get({ hash, text });
-  if (found) return found.id;
-  return db
-    .query<{ id: number }, { hash: number; text: string }>(
-      "INSERT INTO detail_texts (hash, text) VALUES ($hash, $text) RETURNING id",
-    )
-    .get({ hash, text })!.id;
-}
-
 function sameDetails(db: Database, turnId: number, details: readonly DetailDraft[]): boolean {
   const rows = db
     .query<Omit<DetailRow, "id" | "turn_id" | "source" | "ord">, { turn: number }>(
-      `SELECT kind, tool_name, tool_use_id, input, ${DETAIL_OUTPUT("d")} AS output, is_error, created_at FROM details d
+      `SELECT kind, tool_name, tool_use_id, input, output, is_error, created_at FROM details
        WHERE turn_id = $turn AND source = 'transcript' ORDER BY ord`,
     )
     .all({ turn: turnId });

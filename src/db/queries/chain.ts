@@ -18,7 +18,7 @@ import { selfInvocation } from "../../core/invocation.ts";
 import type { ToolUse } from "../../core/tool-digest.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
-import { DETAIL_OUTPUT, FINAL_TEXT } from "../row-forms.ts";
+import { FINAL_TEXT } from "../row-forms.ts";
 import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
 import { resolveLive } from "./sessions.ts";
 
@@ -202,7 +202,7 @@ export function toolUsesOf(
               substr(coalesce(${field("new_string")}, ${field("content")}, ${field("new_source")},
                               ${field("edits[0].new_string")}), 1, $head) AS added,
               substr(coalesce(${field("old_string")}, ${field("edits[0].old_string")}), 1, $head) AS removed,
-              o.is_error, substr(${DETAIL_OUTPUT("o")}, 1, $out) AS output, s.project
+              o.is_error, substr(o.output, 1, $out) AS output, s.project
        FROM details d
        JOIN (SELECT id, CASE WHEN json_valid(input) THEN input END AS js
              FROM details WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'tool_input') j
@@ -478,8 +478,8 @@ export function detailsOf(db: Database, turnIds: readonly number[]): DetailRow[]
   if (turnIds.length === 0) return [];
   return db
     .query<DetailRow, { ids: string }>(
-      `SELECT id, turn_id, source, ord, kind, tool_name, tool_use_id, input, ${DETAIL_OUTPUT("d")} AS output, is_error, created_at
-       FROM details d WHERE turn_id IN (SELECT value FROM json_each($ids)) ORDER BY turn_id, ord, id`,
+      `SELECT id, turn_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at
+       FROM details WHERE turn_id IN (SELECT value FROM json_each($ids)) ORDER BY turn_id, ord, id`,
     )
     .all({ ids: JSON.stringify(turnIds) });
 }
@@ -512,7 +512,7 @@ export function itemOf(
   if (!/^\d+$/.test(ref)) return null;
   const row = db
     .query<DetailRow & { origin_session_id: string; turn_number: number | null }, { id: number }>(
-      `SELECT d.id, d.turn_id, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id, d.input, ${DETAIL_OUTPUT("d")} AS output, d.is_error,
+      `SELECT d.id, d.turn_id, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error,
               d.created_at, d.origin_session_id, t.turn_number
        FROM details d LEFT JOIN turns t ON t.id = d.turn_id WHERE d.id = $id`,
     )

@@ -14,9 +14,8 @@ import type {
   TurnRecord,
 } from "../../core/export-format.ts";
 import { ThroughlineError } from "../../errors.ts";
-import { DETAIL_OUTPUT, detailKey, FINAL_TEXT, sharesOutput, storedFinal } from "../row-forms.ts";
+import { detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
 import { legacyChainKeys } from "../schema.ts";
-import { sharedText } from "./capture.ts";
 
 export { schemaVersion } from "../version.ts";
 
@@ -43,7 +42,7 @@ export function* exportTurns(db: Database): Generator<TurnRecord> {
 export function* exportDetails(db: Database): Generator<DetailRecord> {
   const q = db.query<Omit<DetailRecord, "record" | "is_error"> & { is_error: number }, []>(
     `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
-            d.input, ${DETAIL_OUTPUT("d")} AS output, d.is_error, d.created_at,
+            d.input, d.output, d.is_error, d.created_at,
             -- The file's key is the row's natural one, whichever form the database keeps it in.
             CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL
                  THEN d.origin_session_id || ':' || t.turn_number || ':' || d.ord ELSE d.ikey END AS ikey
@@ -103,16 +102,12 @@ export function exportImporter(db: Database) {
     "SELECT id FROM turns WHERE origin_session_id = $origin AND turn_number = $n",
   );
   const insertDetail = db.query(
-    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey, output_ref)
-     SELECT $turn, $origin_session_id, $source, $ord, $kind, $tool_name, $tool_use_id, $input, $output, $is_error, $created_at, $ikey, $ref
+    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+     SELECT $turn, $origin_session_id, $source, $ord, $kind, $tool_name, $tool_use_id, $input, $output, $is_error, $created_at, $ikey
      -- A turn's row stored before schema 11 has the file's key form, not this one's: found by place.
      WHERE $turn IS NULL OR $source <> 'transcript'
         OR NOT EXISTS (SELECT 1 FROM details WHERE turn_id = $turn AND source = 'transcript' AND ord = $ord)
      ON CONFLICT(ikey) DO NOTHING`,
-  );
-  const dropUnheld = db.query("DELETE FROM detail_texts WHERE id = $id AND refs <= 0");
-  const detailAt = db.query<{ id: number }, { turn: number; ord: number }>(
-    "SELECT id FROM details WHERE turn_id = $turn AND source = 'transcript' AND ord = $ord",
   );
   const insertEvent = db.query(
     `INSERT INTO events (session_id, origin_session_id, project, turn_number, seq, ts, type, summary, detail, tool_use_id, ikey)
@@ -184,17 +179,7 @@ export function exportImporter(db: Database) {
         turn !== null && r.source === "transcript"
           ? detailKey(turn, r.origin_session_id, turn_number!, r.ord)
           : r.ikey;
-      // A long output is stored once here too (src/db/row-forms.ts); a row already there keeps its own.
-      const exists =
-        turn !== null && r.source === "transcript" && detailAt.get({ turn, ord: r.ord }) !== null;
-      if (exists) return false;
-      const ref = sharesOutput(r.kind, r.output) ? sharedText(db, r.output) : null;
-      const output = ref === null ? r.output : null;
-      const added =
-        insertDetail.run({ ...row, output, ref, ikey, turn, is_error: is_error ? 1 : 0 }).changes > 0;
-      // A text made for a row that was not added has no holder.
-      if (!added && ref !== null) dropUnheld.run({ id: ref });
-      return added;
+      return insertDetail.run({ ...row, ikey, turn, is_error: is_error ? 1 : 0 }).changes > 0;
     },
     event(r: EventRecord): boolean {
       const { record: _, ...row } = r;

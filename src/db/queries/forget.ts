@@ -12,7 +12,6 @@
  * stale copies earlier writes left behind; test/commands/forget.test.ts shows both.
  */
 import type { Database } from "bun:sqlite";
-import { DETAIL_OUTPUT } from "../row-forms.ts";
 import { moveForkPoints } from "./forks.ts";
 
 /** Every given part must hold (they narrow each other); at least one is given. */
@@ -76,7 +75,7 @@ function turnWhere(sel: ForgetSelector): string {
     parts.push(`(EXISTS (SELECT 1 FROM bodies b WHERE b.turn_id = t.id
                   AND (${HAS("b.text")} OR ${HAS("coalesce(b.final_text, '')")}))
                OR EXISTS (SELECT 1 FROM details d WHERE d.turn_id = t.id
-                  AND (${HAS("coalesce(d.tool_name, '')")} OR ${HAS("coalesce(d.input, '')")} OR ${HAS(`coalesce(${DETAIL_OUTPUT("d")}, '')`)}))
+                  AND (${HAS("coalesce(d.tool_name, '')")} OR ${HAS("coalesce(d.input, '')")} OR ${HAS("coalesce(d.output, '')")}))
                OR EXISTS (SELECT 1 FROM skeletons k WHERE k.turn_id = t.id
                   AND (${HAS("coalesce(k.summary, '')")} OR ${HAS("coalesce(k.error, '')")}))
                OR EXISTS (SELECT 1 FROM events e WHERE e.origin_session_id = t.origin_session_id
@@ -108,7 +107,7 @@ function looseDetailWhere(sel: ForgetSelector): string {
     parts.push("d.origin_session_id IN (SELECT id FROM sessions WHERE project = $project)");
   if (sel.match !== null)
     parts.push(
-      `(${HAS("coalesce(d.tool_name, '')")} OR ${HAS("coalesce(d.input, '')")} OR ${HAS(`coalesce(${DETAIL_OUTPUT("d")}, '')`)})`,
+      `(${HAS("coalesce(d.tool_name, '')")} OR ${HAS("coalesce(d.input, '')")} OR ${HAS("coalesce(d.output, '')")})`,
     );
   return parts.join(" AND ");
 }

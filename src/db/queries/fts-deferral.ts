@@ -9,7 +9,7 @@
  * (a killed import) runs the pass and removes it (`settleDeferral`, from openForWrite).
  */
 import type { Database } from "bun:sqlite";
-import { DETAIL_FTS_TEXT_SHARED, EVENT_FTS_TEXT, UNINDEXED_ATTACHMENT } from "../schema.ts";
+import { DETAIL_FTS_TEXT, EVENT_FTS_TEXT, UNINDEXED_ATTACHMENT } from "../schema.ts";
 import { writeTransaction } from "../tx.ts";
 
 export interface DeferralOwner {
@@ -65,7 +65,7 @@ function pass(db: Database, m: Marks): void {
     from: m.bodies_from,
   });
   db.query(
-    `INSERT INTO details_fts(rowid, text) SELECT d.id, ${DETAIL_FTS_TEXT_SHARED("d")} FROM details d
+    `INSERT INTO details_fts(rowid, text) SELECT d.id, ${DETAIL_FTS_TEXT("d")} FROM details d
      WHERE d.id > $from AND NOT ${UNINDEXED_ATTACHMENT("d")}`,
   ).run({ from: m.details_from });
   db.query(

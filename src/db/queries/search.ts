@@ -18,7 +18,6 @@ import {
   type TextMatch,
 } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
-import { DETAIL_FTS_TEXT_SHARED } from "../schema.ts";
 import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
 import { liveOfKey } from "./sessions.ts";
 
@@ -74,7 +73,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     base: "details d",
     alias: "d",
     fts: "details_fts",
-    text: DETAIL_FTS_TEXT_SHARED("d"),
+    text: "substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768)",
     ts: "d.created_at",
     // Rows without a turn (content before a transcript's first prompt) follow their origin session.
     chain: (parts, params) => {
@@ -89,7 +88,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     // The push as Claude Code records it: the UserPromptSubmit hook's output, an attachment.
     excluded: "d.kind = 'hook' AND instr(coalesce(d.output, ''), $push) > 0",
     hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
-            ${DETAIL_FTS_TEXT_SHARED("d")} AS text,
+            substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
             coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
             coalesce(t.started_at, d.created_at) AS at, d.created_at AS ts
           FROM details d LEFT JOIN turns t ON t.id = d.turn_id`,

@@ -12,9 +12,14 @@
 import type { CursorRow } from "../db/queries/capture.ts";
 import type { IngestOptions, PlannedRun } from "./ingest.ts";
 
-export interface PlanJob {
-  opts: IngestOptions;
-  bytes: number;
+/** The files to plan, by their place in the writer's order. */
+export interface PlanJobs {
+  count: number;
+  /** What file `i` is ingested with; called once per file, in order, as it is handed over or written. */
+  optsOf: (i: number) => IngestOptions;
+  bytesOf: (i: number) => number;
+  /** The file's cursor as the database holds it now. */
+  cursorOf: (path: string) => CursorRow | null;
 }
 
 interface Request {
@@ -50,8 +55,7 @@ interface Channel {
 
 export class PlanAhead {
   private readonly replies = new Map<number, Reply>();
-  private readonly jobs: readonly PlanJob[];
-  private readonly cursorOf: (path: string) => CursorRow | null;
+  private readonly jobs: PlanJobs;
   private readonly ch: Channel;
   /** The first file is planned here while the worker thread starts: it is handed the rest. */
   private sent = 1;
@@ -60,15 +64,14 @@ export class PlanAhead {
   /** Plans this thread took from the worker. */
   used = 0;
 
-  private constructor(jobs: readonly PlanJob[], cursorOf: (path: string) => CursorRow | null, ch: Channel) {
+  private constructor(jobs: PlanJobs, ch: Channel) {
     this.jobs = jobs;
-    this.cursorOf = cursorOf;
     this.ch = ch;
     this.fill(1);
   }
 
   /** A planner for `jobs`, or null when no worker thread can be started here. */
-  static start(jobs: readonly PlanJob[], cursorOf: (path: string) => CursorRow | null): PlanAhead | null {
+  static start(jobs: PlanJobs): PlanAhead | null {
     try {
       const wt = require("node:worker_threads") as WorkerThreads;
       const { port1, port2 } = new wt.MessageChannel();
@@ -81,7 +84,7 @@ export class PlanAhead {
       // not coming is planned here.
       worker.on("error", () => {});
       worker.unref();
-      return new PlanAhead(jobs, cursorOf, {
+      return new PlanAhead(jobs, {
         worker,
         port: port1,
         flag: new Int32Array(sab),
@@ -95,17 +98,17 @@ export class PlanAhead {
   /** Hand over the files after `from` the window allows, each with the cursor of now. */
   private fill(from: number): void {
     let bytes = 0;
-    for (let j = from; j < this.sent; j++) bytes += this.jobs[j]!.bytes;
+    for (let j = from; j < this.sent; j++) bytes += this.jobs.bytesOf(j);
     while (
       !this.dead &&
-      this.sent < this.jobs.length &&
+      this.sent < this.jobs.count &&
       this.sent - from < AHEAD_FILES &&
       (bytes < AHEAD_BYTES || this.sent === from)
     ) {
-      const job = this.jobs[this.sent]!;
-      const req: Request = { i: this.sent, opts: job.opts, cursor: this.cursorOf(job.opts.path) };
+      const opts = this.jobs.optsOf(this.sent);
+      const req: Request = { i: this.sent, opts, cursor: this.jobs.cursorOf(opts.path) };
       this.ch.port.postMessage(req);
-      bytes += job.bytes;
+      bytes += this.jobs.bytesOf(this.sent);
       this.sent++;
     }
   }

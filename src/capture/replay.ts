@@ -10,7 +10,7 @@ import { getCursor } from "../db/queries/capture.ts";
 import { originCounts } from "../db/queries/counts.ts";
 import { beginDeferral, type DeferralOwner, endDeferral, indexDeferred } from "../db/queries/fts-deferral.ts";
 import { ThroughlineError } from "../errors.ts";
-import { ingestSubagent, ingestTranscript } from "./ingest.ts";
+import { type IngestOptions, ingestSubagent, ingestTranscript } from "./ingest.ts";
 import { PlanAhead } from "./plan-ahead.ts";
 import { headEntries } from "./transcript-head.ts";
 
@@ -162,11 +162,18 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
     return true;
   };
   const ingestAll = () => {
-    // One clock reading per transcript, in file order, whether or not its plan is made ahead.
-    const runs = mains.map((path) => ({ path, now: now() }));
-    const planner = planAhead(opts, runs);
+    // One clock reading per transcript, in file order, taken when it is handed to the planner
+    // or, planned here, written: the same sequence either way.
+    const runs: IngestOptions[] = [];
+    const runOf = (i: number): IngestOptions => {
+      runs[i] ??= { path: mains[i]!, now: now() };
+      return runs[i]!;
+    };
+    if (mains.length > 0) runOf(0);
+    const planner = plannerFor(runOf);
     try {
-      for (const [i, run] of runs.entries()) {
+      for (let i = 0; i < mains.length; i++) {
+        const run = runOf(i);
         const r = ingestTranscript(db, run, planner?.take(i, indexWhileWaiting) ?? undefined);
         const c = originCounts(db, r.sessionId);
         const bytes = statSync(run.path).size;
@@ -189,11 +196,18 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
     ingestSubagents();
   };
   /** A planner for the main transcripts when there is enough to plan ahead (or the caller says so). */
-  const planAhead = (o: ReplayOptions, runs: { path: string; now: number }[]): PlanAhead | null => {
-    const jobs = runs.map((run) => ({ opts: run, bytes: sizeOf(run.path) }));
-    const total = jobs.reduce((a, j) => a + j.bytes, 0);
-    const wanted = o.planAhead ?? (jobs.length >= 2 && total >= PLAN_AHEAD_BYTES);
-    return wanted ? PlanAhead.start(jobs, (path) => getCursor(db, path)) : null;
+  const plannerFor = (optsOf: (i: number) => IngestOptions): PlanAhead | null => {
+    if (opts.planAhead === false) return null;
+    const sizes = mains.map(sizeOf);
+    const wanted =
+      opts.planAhead ?? (mains.length >= 2 && sizes.reduce((a, b) => a + b, 0) >= PLAN_AHEAD_BYTES);
+    if (!wanted) return null;
+    return PlanAhead.start({
+      count: mains.length,
+      optsOf,
+      bytesOf: (i) => sizes[i]!,
+      cursorOf: (path) => getCursor(db, path),
+    });
   };
   const ingestSubagents = () => {
     for (const file of subagents) {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { openForRead, openForWrite, withReader } from "../../src/db/open.ts";
 import { originCounts } from "../../src/db/queries/counts.ts";
 import { detailKey, FINAL_TEXT, storedFinal } from "../../src/db/row-forms.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/db/schema.ts";
@@ -65,23 +65,9 @@ function schema10Copy(from: string, path: string): void {
   raw.close();
 }
 
-function hashOf(path: string): string {
-  const db = openForRead(path);
-  try {
-    return memoryHash(db);
-  } finally {
-    db.close();
-  }
-}
-
-function detailsOf(path: string): number {
-  const db = openForRead(path);
-  try {
-    return count(db, "SELECT count(*) n FROM details");
-  } finally {
-    db.close();
-  }
-}
+const hashOf = (path: string): string => withReader(path, memoryHash);
+const detailsOf = (path: string): number =>
+  withReader(path, (db) => count(db, "SELECT count(*) n FROM details"));
 
 /** What a model or a person reads of every chain, as printed. */
 async function views(db: string): Promise<Record<string, string>> {

@@ -13,6 +13,15 @@ export function detailKey(turnId: number | null, origin: string, turnNumber: num
   return turnId === null ? `${origin}:${turnNumber}:${ord}` : `${turnId}:${ord}`;
 }
 
+/**
+ * A detail's key in its transcript's terms, in SQL (`d`: the details alias, `turnNumber`: its
+ * turn's number): what detailKey gives a turn's row written before schema 11, and what an export
+ * file carries whatever the stored form (docs/export.md).
+ */
+export const DETAIL_FILE_KEY = (d: string, turnNumber: string) =>
+  `CASE WHEN ${d}.source = 'transcript' AND ${d}.turn_id IS NOT NULL
+        THEN ${d}.origin_session_id || ':' || ${turnNumber} || ':' || ${d}.ord ELSE ${d}.ikey END`;
+
 /** A reply that is all of the turn's text is stored as '' (a final text is never empty: core/assemble.ts). */
 export function storedFinal(text: string, final: string | null): string | null {
   return final !== null && final === text ? "" : final;

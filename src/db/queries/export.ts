@@ -14,7 +14,7 @@ import type {
   TurnRecord,
 } from "../../core/export-format.ts";
 import { ThroughlineError } from "../../errors.ts";
-import { detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
+import { DETAIL_FILE_KEY, detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
 import { legacyChainKeys } from "../schema.ts";
 
 export { schemaVersion } from "../version.ts";
@@ -42,10 +42,7 @@ export function* exportTurns(db: Database): Generator<TurnRecord> {
 export function* exportDetails(db: Database): Generator<DetailRecord> {
   const q = db.query<Omit<DetailRecord, "record" | "is_error"> & { is_error: number }, []>(
     `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
-            d.input, d.output, d.is_error, d.created_at,
-            -- The file's key is the row's natural one, whichever form the database keeps it in.
-            CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL
-                 THEN d.origin_session_id || ':' || t.turn_number || ':' || d.ord ELSE d.ikey END AS ikey
+            d.input, d.output, d.is_error, d.created_at, ${DETAIL_FILE_KEY("d", "t.turn_number")} AS ikey
      FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.id`,
   );
   for (const r of q.iterate()) yield { record: "detail", ...r, is_error: r.is_error !== 0 };

@@ -1,3 +1,4 @@
+import { mayHaveGrown } from "../capture/unread.ts";
 import { formatIso } from "../core/clock.ts";
 import {
   type ChosenBy,
@@ -9,7 +10,6 @@ import {
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { clearPendingMark, intentFolded, type StartIntent, unreadableLine } from "../db/pending-marks.ts";
-import { getCursor } from "../db/queries/capture.ts";
 import {
   deleteBaton,
   deletePending,
@@ -236,16 +236,6 @@ function settle(
     evidence,
   });
   return merged;
-}
-
-/**
- * Whether a transcript may hold bytes its cursor has not read: usually the predecessor's last
- * Stop and its SessionEnd read it all. Same size and not modified since that read: nothing to do.
- */
-function mayHaveGrown(db: HookContext["db"], path: string): boolean {
-  const cursor = getCursor(db, path);
-  const file = Bun.file(path);
-  return cursor === null || file.size !== cursor.size || !(file.lastModified <= cursor.updated_at);
 }
 
 /** The renderer and its reads load only when no prepared push stands in (~2 ms of modules cold). */

@@ -1,8 +1,13 @@
-import { ingestNamedSession } from "../capture/session.ts";
+import { ingestUnread, peekUnread } from "../capture/unread.ts";
+import { databasePath } from "../core/paths.ts";
 import type { HookContext } from "./context.ts";
 
-/** Before Claude Code compacts, make sure every turn up to the boundary is stored. */
+/**
+ * Before Claude Code compacts, make sure every turn up to the boundary is stored (a manual
+ * `/compact` between turns usually finds the last Stop read it all).
+ */
 export default function preCompact(ctx: HookContext): undefined {
-  ingestNamedSession(ctx.db, ctx, ctx.now());
+  // Asked read-only first: the writer opens (and the database is created) only to ingest.
+  if (peekUnread(databasePath(ctx.env), ctx.transcriptPath)) ingestUnread(ctx.db, ctx, ctx.now());
   return undefined;
 }

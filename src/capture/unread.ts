@@ -1,0 +1,55 @@
+/**
+ * Whether a transcript may hold bytes its cursor has not read, answered from the cursor row and
+ * one native stat, before the ingest code is loaded (~1.5 ms of modules and node:fs cold,
+ * docs/benchmarks.md). Usually the session's last Stop read it all, so PreCompact, SessionEnd and
+ * the handoff find nothing to do here.
+ */
+import type { Database } from "bun:sqlite";
+import { getCursor } from "../db/queries/capture.ts";
+
+/** Same size and not modified since the cursor's read: nothing to read. */
+export function mayHaveGrown(db: Database, path: string): boolean {
+  const cursor = getCursor(db, path);
+  const file = Bun.file(path);
+  return cursor === null || file.size !== cursor.size || !(file.lastModified <= cursor.updated_at);
+}
+
+/**
+ * The session's own transcript, or any of its subagents' (src/capture/ingest.ts reads them from
+ * `<transcript without .jsonl>/subagents/`): a subagents folder that exists counts as unread, so
+ * such a session takes the whole ingest, which checks each file's cursor.
+ */
+export function sessionMayHaveGrown(db: Database, path: string): boolean {
+  return mayHaveGrown(db, path) || Bun.file(`${path.replace(/\.jsonl$/, "")}/subagents`).size > 0;
+}
+
+/**
+ * The same question asked on a read-only connection, for a hook that writes nothing when the
+ * answer is no (PreCompact, SessionEnd but after `/clear`): a reader opens and closes cheaper than
+ * a writer with its kept log (src/db/open.ts). Any doubt (no database yet, an older schema, a
+ * lock) answers yes, and the writer finds out.
+ */
+export function peekUnread(dbPath: string, transcriptPath: string | null): boolean {
+  if (!transcriptPath) return false;
+  try {
+    const { withReader } = require("../db/open.ts") as typeof import("../db/open.ts");
+    return withReader(dbPath, (db) => sessionMayHaveGrown(db, transcriptPath));
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * PreCompact and SessionEnd: store what the session's transcripts hold past their cursors, loading
+ * the ingest only when there may be some. True when it ingested.
+ */
+export function ingestUnread(
+  db: Database,
+  hook: { transcriptPath: string | null; sessionId: string; project: string | null },
+  now: number,
+): boolean {
+  if (!hook.transcriptPath || !sessionMayHaveGrown(db, hook.transcriptPath)) return false;
+  const { ingestNamedSession } = require("./session.ts") as typeof import("./session.ts");
+  ingestNamedSession(db, hook, now);
+  return true;
+}

@@ -1,4 +1,4 @@
-import { ingestNamedSession } from "../capture/session.ts";
+import { ingestUnread } from "../capture/unread.ts";
 import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
@@ -15,9 +15,10 @@ import { touchSession } from "./session-row.ts";
 export default function compacted(ctx: HookContext): string | undefined {
   const now = ctx.now();
   touchSession(ctx, now);
-  // PreCompact stored the turns up to the boundary; the boundary and what follows it are new.
-  // A transcript not written yet holds nothing to add.
-  if (ctx.transcriptPath && Bun.file(ctx.transcriptPath).size > 0) ingestNamedSession(ctx.db, ctx, now);
+  // PreCompact stored the turns up to the boundary; the boundary and what follows it are new,
+  // when the client has written them yet (the cursor check says; src/capture/unread.ts). A
+  // transcript not written yet holds nothing to add.
+  if (ctx.transcriptPath && Bun.file(ctx.transcriptPath).size > 0) ingestUnread(ctx.db, ctx, now);
   // The turns pushed after the compaction before this one were in the model's view until now.
   // Claude Code fires SessionStart once per compaction, and may write the new boundary after it:
   // nothing in the transcript tells a repeat from the next compaction, so none is assumed.

@@ -135,4 +135,26 @@ describe("PreCompact and SessionEnd read only what is unread", () => {
     await s.fire("pre-compact", { trigger: "auto", custom_instructions: null });
     expect(s.turns()).toBe(1);
   });
+
+  test("SessionStart after a compaction pushes the turns, reading only what the client wrote since PreCompact", async () => {
+    using dir = tempDir("tl-unread-");
+    const s = session(dir.path);
+    await s.fire("stop", { stop_hook_active: false });
+    await s.fire("pre-compact", { trigger: "manual", custom_instructions: null });
+    const before = s.state();
+    // Nothing written since: the push is printed and nothing new is read (the push's own record
+    // is the only write).
+    const first = await s.fire("session-start", { source: "compact" });
+    expect(first.stdout).toContain("first answer");
+    expect(s.cursorSize(s.path)).toBe(Bun.file(s.path).size);
+    expect(s.state()).not.toEqual(before);
+    // The boundary, and a turn after it, written before the next compaction's SessionStart.
+    s.b.system("compact_boundary", { compactMetadata: { trigger: "manual", preTokens: 1000 } });
+    s.b.user("after the boundary").say("an answer after the boundary");
+    writeFileSync(s.path, s.b.text());
+    const second = await s.fire("session-start", { source: "compact" });
+    expect(s.cursorSize(s.path)).toBe(Bun.file(s.path).size);
+    expect(s.turns()).toBe(2);
+    expect(second.stdout).toContain("an answer after the boundary");
+  });
 });

@@ -1,8 +1,8 @@
 /**
  * Whether a transcript may hold bytes its cursor has not read, answered from the cursor row and
  * one native stat, before the ingest code is loaded (~1.5 ms of modules and node:fs cold,
- * docs/benchmarks.md). Usually the session's last Stop read it all, so PreCompact, SessionEnd and
- * the handoff find nothing to do here.
+ * docs/benchmarks.md). Usually the session's last Stop read it all, so PreCompact, SessionEnd, the
+ * push after a compaction and the handoff find nothing to do here.
  */
 import type { Database } from "bun:sqlite";
 import { getCursor } from "../db/queries/capture.ts";
@@ -40,8 +40,8 @@ export function peekUnread(dbPath: string, transcriptPath: string | null): boole
 }
 
 /**
- * PreCompact and SessionEnd: store what the session's transcripts hold past their cursors, loading
- * the ingest only when there may be some. True when it ingested.
+ * PreCompact, SessionEnd and the push after a compaction: store what the session's transcripts
+ * hold past their cursors, loading the ingest only when there may be some. True when it ingested.
  */
 export function ingestUnread(
   db: Database,

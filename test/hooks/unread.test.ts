@@ -1,5 +1,5 @@
 /**
- * PreCompact and SessionEnd load the ingest only when the session's transcripts may hold bytes
+ * PreCompact, SessionEnd and SessionStart after a compaction load the ingest only when the session's transcripts may hold bytes
  * their cursors have not read (src/capture/unread.ts): the cursor and one stat decide, and any
  * doubt takes the ingest. These run on the real clock, as a hook does: a cursor's time is then
  * comparable with the file's modification time.

@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../src/capture/ingest.ts";
+import { ingestSession } from "../src/capture/session.ts";
 import { shellQuote } from "../src/core/invocation.ts";
 import { hookCommand } from "../src/core/settings.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
@@ -150,7 +151,8 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
   removeDb(chainTemplate);
   {
     const db = openForWrite(chainTemplate);
-    ingestTranscript(db, {
+    // As the session's Stops read it, leaving the read mark (src/db/pending-marks.ts).
+    ingestSession(db, {
       path: chainTranscript,
       sessionId: chainId,
       project: PROJECT,
@@ -308,7 +310,17 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       hook_event_name: event,
       ...extra,
     });
+  // CLAUDE_PID as 2.1.332 sets it; the second row (no goal) walks /proc as for 2.1.197.
   out["hook session-end (clear, 1,000-turn chain)"] = measure(
+    opts.runs,
+    () => [opts.bin, "hook", "session-end"],
+    {
+      env: { ...env, CLAUDE_PID: String(process.pid) },
+      before: () => copyDb(chainTemplate, runDb),
+      stdin: () => chainEvent("SessionEnd", { reason: "clear" }),
+    },
+  );
+  out["hook session-end (clear, no CLAUDE_PID: /proc walk)"] = measure(
     opts.runs,
     () => [opts.bin, "hook", "session-end"],
     {

@@ -4,6 +4,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { type IngestResult, ingestSubagent, ingestTranscript, subagentFiles } from "./ingest.ts";
+import { markRead } from "./unread.ts";
 
 export function ingestSession(
   db: Database,
@@ -16,6 +17,8 @@ export function ingestSession(
     now: opts.now,
   });
   for (const f of subagentFiles(opts.path)) ingestSubagent(db, f, opts.now, opts.sessionId);
+  // Committed: the waited-for hooks can now tell from a file that nothing is left to read.
+  markRead(db, opts.sessionId, opts.path);
   return res;
 }
 

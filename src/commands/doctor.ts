@@ -9,7 +9,7 @@ import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { COMMAND_MARKER, hookProgram, missingRules, OUR_HOOKS, registeredHooks } from "../core/settings.ts";
 import { plural } from "../core/text.ts";
 import { openForRead, withReader } from "../db/open.ts";
-import { unmarkedRows, waitingIntents } from "../db/pending-marks.ts";
+import { unmarkedRows, waitingClearMarks, waitingIntents } from "../db/pending-marks.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
@@ -242,7 +242,9 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
   return { checks, extra };
 }
 
-function sessionReport(path: string, prefix: string): Record<string, unknown> {
+async function sessionReport(path: string, prefix: string): Promise<Record<string, unknown>> {
+  // A SessionEnd(clear) the next handoff has not folded into clear_links yet (docs/hooks.md).
+  const { marks: waitingClears } = await waitingClearMarks(path);
   return withReader(path, (db) => {
     const ids = sessionsByPrefix(db, prefix);
     if (ids.length === 0) throw new ThroughlineError("E_NO_SESSION", `no session starting with ${prefix}`);
@@ -276,7 +278,12 @@ function sessionReport(path: string, prefix: string): Record<string, unknown> {
         ...h,
         created_at: formatIso(h.created_at),
       })),
-      cleared_by: clearLinksOf(db, id).map((l) => ({ ...l, created_at: formatIso(l.created_at) })),
+      cleared_by: [
+        ...clearLinksOf(db, id),
+        ...waitingClears
+          .filter((c) => c.mark.session_id === id)
+          .map(({ mark: { cwd, ...m } }) => ({ ...m, project: null, cwd, waiting: true })),
+      ].map((l) => ({ ...l, created_at: formatIso(l.created_at) })),
       last_injection: injection ? { ...injection, created_at: formatIso(injection.created_at) } : null,
     };
   });
@@ -296,10 +303,10 @@ export default defineCommand({
     ...dbArgs,
     ...jsonArgs,
   },
-  run({ args }) {
+  async run({ args }) {
     const path = databasePath(process.env, args.db);
     if (args.session) {
-      const report = sessionReport(path, args.session);
+      const report = await sessionReport(path, args.session);
       if (args.json) return printJson({ schema: "throughline.doctor.session.v1", ...report });
       console.log(renderDoctorSession(report));
       return;

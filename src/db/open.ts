@@ -4,7 +4,7 @@
  */
 import { constants, Database } from "bun:sqlite";
 import { ThroughlineError } from "../errors.ts";
-import { ensureMarks, fileOf } from "./pending-marks.ts";
+import { dropReadMarks, ensureMarks, fileOf } from "./pending-marks.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 import { writeTransaction } from "./tx.ts";
 import { schemaVersion } from "./version.ts";
@@ -116,6 +116,8 @@ function createAside(path: string): void {
     }
     try {
       fs.linkSync(aside, path);
+      // A database removed and made again: the read marks of the old one say nothing of this one.
+      dropReadMarks(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err; // another first run won
     }

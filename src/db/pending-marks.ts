@@ -223,3 +223,147 @@ export function unmarkedRows(
     .filter((id) => SAFE_ID.test(id) && Bun.file(`${dirOf(dbPath)}/${id}`).size === 0);
   return { ids, rows: rows.length, sentinel };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Read marks and clear marks (docs/hooks.md, "Hooks that find nothing to write"): the same
+// directory answers two more questions of a waited-for hook without SQLite. Each lives in its own
+// subdirectory, so the intents' listing above (files only) never sees them.
+
+/**
+ * A transcript as a writer found it right after committing a cursor that had read it all: the
+ * database would answer "nothing unread" for a file of this size and modification time. The mark
+ * is a fact in a file's name, `read/<session>/<path hash>.<size>.<mtime>`, so asking it is one stat.
+ */
+export interface ReadState {
+  path: string;
+  size: number;
+  mtime: number;
+}
+
+function readMarkName(s: ReadState): string {
+  return `${Bun.hash(s.path).toString(36)}.${s.size}.${s.mtime}`;
+}
+
+/**
+ * After the commit, outside any transaction: a mark is never ahead of the database (a crash
+ * before this write leaves an older mark or none, and a mark of an older state no longer matches
+ * the file: both only send a hook the long way). The session's older marks go. Best effort.
+ */
+export function noteRead(db: Database, sessionId: string, state: ReadState): void {
+  const path = fileOf(db);
+  if (path === null || db.inTransaction || !SAFE_ID.test(sessionId)) return;
+  const dir = `${dirOf(path)}/read/${sessionId}`;
+  const name = readMarkName(state);
+  try {
+    const fs = require("node:fs") as typeof import("node:fs");
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(`${dir}/${name}`, "1", { mode: 0o600 });
+    for (const old of fs.readdirSync(dir)) if (old !== name) fs.rmSync(`${dir}/${old}`, { force: true });
+  } catch {
+    // the next hook asks the database
+  }
+}
+
+/** Whether a writer marked this very state of the transcript read (false when the database is gone). */
+export function readMarked(dbPath: string, sessionId: string, state: ReadState): boolean {
+  return (
+    SAFE_ID.test(sessionId) &&
+    Bun.file(dbPath).size > 0 &&
+    Bun.file(`${dirOf(dbPath)}/read/${sessionId}/${readMarkName(state)}`).size > 0
+  );
+}
+
+/** A new database (its creation won): marks a removed one left would claim reads it never had. */
+export function dropReadMarks(dbPath: string): void {
+  (require("node:fs") as typeof import("node:fs")).rmSync(`${dirOf(dbPath)}/read`, {
+    recursive: true,
+    force: true,
+  });
+}
+
+/** A SessionEnd(clear) not folded into `clear_links` yet: `clear/<session>.<created_at>`. */
+export interface ClearMark {
+  session_id: string;
+  /** Where the session was when it ended: its project, when the database holds none, is this cwd's. */
+  cwd: string | null;
+  client: string | null;
+  prompt_id: string | null;
+  created_at: number;
+}
+
+/**
+ * SessionEnd(clear)'s whole write when the directory is kept and nothing is left to read: the
+ * link, with one native write, for the next handoff to fold (src/hooks/handoff.ts). False when it is
+ * not kept or the write failed: the caller writes the row.
+ */
+export async function writeClearMark(dbPath: string, mark: ClearMark): Promise<boolean> {
+  if (!SAFE_ID.test(mark.session_id) || Bun.file(`${dirOf(dbPath)}/${SENTINEL}`).size === 0) return false;
+  const umask = process.umask(0o077);
+  try {
+    // Bun.write makes the missing directory. One write(2) of a few hundred bytes, under a name no
+    // other write uses: a reader sees the whole record or an empty file, which it skips.
+    await Bun.write(`${dirOf(dbPath)}/clear/${mark.session_id}.${mark.created_at}`, JSON.stringify(mark));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    process.umask(umask);
+  }
+}
+
+function parseClearMark(text: string): ClearMark | null {
+  try {
+    const v = JSON.parse(text) as Partial<ClearMark>;
+    const str = (x: unknown) => (typeof x === "string" ? x : null);
+    if (typeof v?.session_id !== "string" || !SAFE_ID.test(v.session_id) || !Number.isFinite(v.created_at))
+      return null;
+    return {
+      session_id: v.session_id,
+      cwd: str(v.cwd),
+      client: str(v.client),
+      prompt_id: str(v.prompt_id),
+      created_at: v.created_at as number,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The clear marks waiting to be folded, with their file names; `unreadable` counts the ones that do
+ * not parse (an empty file is one being written, and is left for the next fold).
+ */
+export async function waitingClearMarks(dbPath: string): Promise<{
+  marks: { name: string; mark: ClearMark }[];
+  unreadable: string[];
+}> {
+  const dir = `${dirOf(dbPath)}/clear`;
+  const marks: { name: string; mark: ClearMark }[] = [];
+  const unreadable: string[] = [];
+  let names: string[];
+  try {
+    names = [...new Bun.Glob("*").scanSync({ cwd: dir, onlyFiles: true })].sort();
+  } catch {
+    return { marks, unreadable }; // no /clear was marked yet
+  }
+  for (const name of names) {
+    const text = await Bun.file(`${dir}/${name}`)
+      .text()
+      .catch(() => ""); // folded by another writer since the listing
+    if (text === "") continue;
+    const mark = parseClearMark(text);
+    if (mark) marks.push({ name, mark });
+    else unreadable.push(name);
+  }
+  return { marks, unreadable };
+}
+
+/** Once the links folded from them are committed (or for marks that never parse): gone. */
+export async function clearMarksFolded(dbPath: string, names: readonly string[]): Promise<void> {
+  for (const name of names)
+    try {
+      await Bun.file(`${dirOf(dbPath)}/clear/${name}`).unlink();
+    } catch {
+      // another writer folded it too
+    }
+}

@@ -9,20 +9,29 @@ import {
 } from "../core/handoff.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
-import { clearPendingMark, intentFolded, type StartIntent, unreadableLine } from "../db/pending-marks.ts";
+import {
+  type ClearMark,
+  clearMarksFolded,
+  clearPendingMark,
+  intentFolded,
+  type StartIntent,
+  unreadableLine,
+  waitingClearMarks,
+} from "../db/pending-marks.ts";
 import {
   deleteBaton,
   deletePending,
   getBaton,
   getPending,
   handedOverSince,
+  insertClearLink,
   mergeChain,
   type PendingRow,
   recordHandoff,
   recordInjection,
 } from "../db/queries/handoff.ts";
 import { contentGeneration } from "../db/queries/prepared.ts";
-import { getSession, resolveLive, upsertSession } from "../db/queries/sessions.ts";
+import { getSession, resolveLive, sessionProject, upsertSession } from "../db/queries/sessions.ts";
 import { writeTransaction } from "../db/tx.ts";
 import { claimStart, isStart } from "./claim.ts";
 import type { HookContext } from "./context.ts";
@@ -44,6 +53,14 @@ export async function handoff(
   const warnings: string[] = unreadable.length > 0 ? [unreadableLine([...unreadable])] : [];
   const consumed: string[] = [];
   const folded: string[] = [];
+  const path = databasePath(ctx.env);
+  // The /clears SessionEnd left as marks (src/db/pending-marks.ts) join clear_links before any
+  // claim reads them.
+  const clears = await waitingClearMarks(path);
+  if (clears.unreadable.length > 0)
+    warnings.push(
+      `skipped ${clears.unreadable.length} unreadable SessionEnd(clear) mark(s): ${clears.unreadable.slice(0, 3).join(", ")}`,
+    );
   const push = writeTransaction(db, (): string | undefined => {
     const trace: HandoffTrace = {
       generation: contentGeneration(db),
@@ -51,6 +68,7 @@ export async function handoff(
       ingested: false,
       claimed: [],
     };
+    for (const { mark } of clears.marks) foldClearMark(ctx, mark);
     for (const start of intents)
       (fold(ctx, start, trace) === "spent" ? consumed : folded).push(start.session_id);
     // Re-read inside the write lock: of two racing prompts only one consumes the row.
@@ -71,7 +89,7 @@ export async function handoff(
     return result.text;
   });
   // Only once the rows are committed, or gone for good (src/db/pending-marks.ts).
-  const path = databasePath(ctx.env);
+  await clearMarksFolded(path, [...clears.marks.map((c) => c.name), ...clears.unreadable]);
   for (const id of folded) if (!consumed.includes(id)) await intentFolded(path, id);
   for (const id of consumed) await clearPendingMark(path, id);
   if (warnings.length > 0) {
@@ -96,6 +114,22 @@ function fold(ctx: HookContext, start: StartIntent, trace: HandoffTrace): "row" 
   claimStart(ctx.db, start, project, ctx.env);
   trace.claimed.push(start.session_id);
   return "row";
+}
+
+/** A SessionEnd(clear) mark as the row it would have written: the project as `ctx.project` has it. */
+function foldClearMark(ctx: HookContext, mark: ClearMark): void {
+  let project = sessionProject(ctx.db, mark.session_id);
+  if (project === null && mark.cwd) {
+    const { projectOf } = require("../db/project.ts") as typeof import("../db/project.ts");
+    project = projectOf(mark.cwd, ctx.env);
+  }
+  insertClearLink(ctx.db, {
+    session_id: mark.session_id,
+    project,
+    client: mark.client,
+    prompt_id: mark.prompt_id,
+    created_at: mark.created_at,
+  });
 }
 
 /** The link SessionStart (or the claim of its intent) froze into the pending row. */

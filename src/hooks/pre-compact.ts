@@ -1,4 +1,4 @@
-import { ingestUnread, peekUnread } from "../capture/unread.ts";
+import { ingestUnread, peekUnread, readToTheEnd } from "../capture/unread.ts";
 import { databasePath } from "../core/paths.ts";
 import type { HookContext } from "./context.ts";
 
@@ -7,7 +7,10 @@ import type { HookContext } from "./context.ts";
  * `/compact` between turns usually finds the last Stop read it all).
  */
 export default function preCompact(ctx: HookContext): undefined {
-  // Asked read-only first: the writer opens (and the database is created) only to ingest.
-  if (peekUnread(databasePath(ctx.env), ctx.transcriptPath)) ingestUnread(ctx.db, ctx, ctx.now());
+  const dbPath = databasePath(ctx.env);
+  // The last Stop's read mark says so without SQLite; else asked read-only, and the writer opens
+  // (and the database is created) only to ingest.
+  if (readToTheEnd(dbPath, ctx.sessionId, ctx.transcriptPath)) return undefined;
+  if (peekUnread(dbPath, ctx.transcriptPath)) ingestUnread(ctx.db, ctx, ctx.now());
   return undefined;
 }

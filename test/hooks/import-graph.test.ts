@@ -39,12 +39,15 @@ const BUDGET: Record<string, number> = {
   "user-prompt-submit": 13,
   // +1: ingest opens its transactions through the one helper (src/db/tx.ts), as every writer does.
   // +1 each that ingests: the compact forms a turn's rows are stored in (src/db/row-forms.ts).
-  stop: 39,
-  // PreCompact and SessionEnd ask the cursor and one stat first (src/capture/unread.ts) and load
-  // the ingest only when the transcripts may hold unread bytes: 32 → 10 and 36 → 15.
-  "pre-compact": 10,
+  // +2 each that ingests, +1 for PreCompact: the read marks (src/db/pending-marks.ts), which a
+  // session's ingest leaves after its commit (src/capture/unread.ts) and PreCompact and SessionEnd
+  // read before SQLite.
+  stop: 41,
+  // PreCompact and SessionEnd ask the read mark, then the cursor and one stat (src/capture/unread.ts),
+  // and load the ingest only when the transcripts may hold unread bytes: 32 → 11 and 36 → 15.
+  "pre-compact": 11,
   "session-end": 15,
-  "subagent-stop": 32,
+  "subagent-stop": 34,
   "post-tool-use": 25,
   "pre-tool-use": 14,
 };

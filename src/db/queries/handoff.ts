@@ -44,7 +44,10 @@ export function insertPending(
   ).run({ client: null, prompt_id: null, chosen_by: null, evidence: null, ...p });
 }
 
-/** SessionEnd(reason "clear"): remember who cleared which session, for its successor. */
+/**
+ * SessionEnd(reason "clear"): remember who cleared which session, for its successor. Once: a link
+ * folded again from its mark (a fold whose unlink did not happen) adds nothing.
+ */
 export function insertClearLink(
   db: Database,
   l: {
@@ -57,7 +60,8 @@ export function insertClearLink(
 ): void {
   db.query(
     `INSERT INTO clear_links (session_id, project, client, prompt_id, created_at)
-     VALUES ($session_id, $project, $client, $prompt_id, $created_at)`,
+     SELECT $session_id, $project, $client, $prompt_id, $created_at
+     WHERE NOT EXISTS (SELECT 1 FROM clear_links WHERE session_id = $session_id AND created_at = $created_at)`,
   ).run({ ...l });
   // Links matter for seconds; a day of them is plenty for diagnosis.
   db.query("DELETE FROM clear_links WHERE created_at < $cutoff").run({ cutoff: l.created_at - 86_400_000 });

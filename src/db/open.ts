@@ -254,12 +254,24 @@ function prefixedStatement<T extends object>(stmt: T): T {
 }
 
 /**
- * A read-only connection that opens its file through a URI. bun:sqlite honours a URI only
- * with numeric open flags, and those cannot ask for `strict` (named parameters bound without
- * their `$`), which every query here is written for: the binding methods add the prefix.
- * A live file waits out a writer's lock from its first read on (`busy_timeout` before it).
+ * A read-only connection. The immutable fallback opens its file through a URI: bun:sqlite honours
+ * a URI only with numeric open flags, and those cannot ask for `strict` (named parameters bound
+ * without their `$`), which every query here is written for, so its binding methods add the
+ * prefix. A live file waits out a writer's lock from its first read on (`busy_timeout` before it).
  */
-function connect(path: string, query: string): { db: Database; version: number } {
+function connect(path: string, query: "mode=ro" | "immutable=1"): { db: Database; version: number } {
+  // The usual read-only open needs no URI: `readonly` is SQLITE_OPEN_READONLY, and `strict` binds
+  // `{ id }` to `$id` natively (a cold read pays for every wrapped call, docs/benchmarks.md).
+  if (query === "mode=ro") {
+    const db = new Database(path, { readonly: true, strict: true });
+    try {
+      db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      return { db, version: userVersion(db) };
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
   const db = new Database(fileUri(path, query), constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
   try {
     const query0 = db.query.bind(db);
@@ -270,7 +282,6 @@ function connect(path: string, query: string): { db: Database; version: number }
       prefixedStatement(prepare0(sql, ...(rest.map(withPrefixes) as [])))) as typeof db.prepare;
     db.run = ((sql: string, ...params: unknown[]) =>
       run0(sql, ...(params.map(withPrefixes) as []))) as typeof db.run;
-    if (!query.includes("immutable=1")) run0(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // SQLite opens files lazily: read now, so a file it cannot use fails here, not mid-command.
     return { db, version: userVersion(db) };
   } catch (err) {

@@ -209,10 +209,7 @@ export function closeKeepingLog(db: Database): void {
   let guard: Database | null = null;
   if (path !== null && Bun.file(`${path}-wal`).size <= KEPT_LOG_MAX_BYTES)
     try {
-      guard = new Database(
-        fileUri(path, "mode=ro"),
-        constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI,
-      );
+      guard = new Database(path, { readonly: true });
       // A read takes the shared lock, which a WAL connection then keeps while it is open.
       schemaVersion(guard);
     } catch {

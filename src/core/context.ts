@@ -357,9 +357,26 @@ interface Composed {
   l1: string | null;
 }
 
+/**
+ * A push before its text is joined: the sections, the last one's turn blocks apart. The budget
+ * loop measures a candidate by adding lengths (`composedLength`) instead of joining ~10 KB per
+ * candidate: joining was most of a cold render (docs/benchmarks.md).
+ */
+interface ComposedParts {
+  /** Sections joined by a blank line. */
+  sections: string[];
+  /** The recent turns' heading and blocks, one more section after those, or null. */
+  recent: { heading: string; blocks: readonly string[] } | null;
+  boundary: number | null;
+  l2: string | null;
+  l1: string | null;
+}
+
 /** What does not depend on how many turns are pushed: rendered once per push. */
 interface Fixed {
   blocks: readonly string[];
+  /** `ends[k]`: the length of the newest k blocks joined by blank lines. */
+  ends: readonly number[];
   head: string;
   /** The head with a brief position, for pushes of at least `briefFrom` whole turns. */
   briefHead: string;
@@ -371,10 +388,19 @@ interface Fixed {
 
 function fixedParts(input: ContextInput, command: string, moment: PushMoment = HANDOFF): Fixed {
   const newest = input.window[input.window.length - 1];
+  const blocks = input.window.map((t) => renderTurnBlock(t, "push"));
   const header = renderHeader(input, newest?.startedAt ?? null, moment);
   const position = renderPosition(input, command);
   return {
-    blocks: input.window.map((t) => renderTurnBlock(t, "push")),
+    blocks,
+    // The length of the newest `k` blocks joined by blank lines: ends[k] (ends[0] = 0).
+    ends: blocks.reduceRight<number[]>(
+      (acc, b) => {
+        acc.push(acc[acc.length - 1]! + b.length + (acc.length > 1 ? 2 : 0));
+        return acc;
+      },
+      [0],
+    ),
     head: `${header}\n\n${position.full}`,
     briefHead: `${header}\n\n${position.brief}`,
     briefFrom: position.briefFrom,
@@ -384,6 +410,28 @@ function fixedParts(input: ContextInput, command: string, moment: PushMoment = H
 }
 
 function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
+  const { sections, recent, ...rest } = composeParts(input, fixed, plan);
+  if (recent !== null) sections.push(`${recent.heading}\n${recent.blocks.join("\n\n")}`);
+  return { text: sections.join("\n\n"), ...rest };
+}
+
+/** compose(...).text.length, without joining the text. */
+function composedLength(input: ContextInput, fixed: Fixed, plan: Plan): number {
+  const { sections, recent } = composeParts(input, fixed, plan);
+  let n = 0;
+  for (const part of sections) n += part.length;
+  if (recent !== null) {
+    const joined =
+      plan.truncatedBlock === null
+        ? fixed.ends[plan.pushed]!
+        : recent.blocks.reduce((a, b) => a + b.length, 0);
+    n += recent.heading.length + 1 + joined;
+  }
+  const count = sections.length + (recent === null ? 0 : 1);
+  return count > 0 ? n + 2 * (count - 1) : 0;
+}
+
+function composeParts(input: ContextInput, fixed: Fixed, plan: Plan): ComposedParts {
   const blocks = fixed.blocks;
   const w = input.window;
   const p = plan.pushed;
@@ -415,18 +463,21 @@ function compose(input: ContextInput, fixed: Fixed, plan: Plan): Composed {
     `- One turn in full (all its text, tool calls and outputs, thinking): \`${cmd} detail <HH:MM:SS | HH:MM | A-B | ISO> --session ${id}\` (times are UTC); by words: \`${cmd} search <words>\``,
   ].join("\n");
   const brief = plan.truncatedBlock === null && p >= fixed.briefFrom;
-  const parts = [brief ? fixed.briefHead : fixed.head, guide];
+  const sections = [brief ? fixed.briefHead : fixed.head, guide];
   if (plan.briefs && plan.briefs.length > 0)
-    parts.push(
+    sections.push(
       `## Earlier turns in brief (${plan.briefs.length} of the ${plural(remaining, "window turn")} not shown whole; all of them: the --l2 command above)\n${plan.briefs.join("\n")}`,
     );
-  if (p > 0) {
-    const shown = plan.truncatedBlock !== null ? [plan.truncatedBlock] : blocks.slice(blocks.length - p);
-    parts.push(`## Recent turns (${p} of ${input.totalTurns}, oldest first)\n${shown.join("\n\n")}`);
-  } else if (nothingSince(fixed.moment, w))
-    parts.push("## Recent turns\n(none since the compaction before this one: use the commands above)");
-  else if (w.length > 0) parts.push("## Recent turns\n(none fit here: use the commands above)");
-  return { text: parts.join("\n\n"), boundary, l2, l1 };
+  let recent: ComposedParts["recent"] = null;
+  if (p > 0)
+    recent = {
+      heading: `## Recent turns (${p} of ${input.totalTurns}, oldest first)`,
+      blocks: plan.truncatedBlock !== null ? [plan.truncatedBlock] : blocks.slice(blocks.length - p),
+    };
+  else if (nothingSince(fixed.moment, w))
+    sections.push("## Recent turns\n(none since the compaction before this one: use the commands above)");
+  else if (w.length > 0) sections.push("## Recent turns\n(none fit here: use the commands above)");
+  return { sections, recent, boundary, l2, l1 };
 }
 
 /** After a compaction: no window turn started since the compaction before it. */
@@ -468,6 +519,22 @@ export function composeContext(input: ContextInput, pushed: number, command: str
 }
 
 /**
+ * What the budget loop measures for the newest `pushed` turns whole (or the newest cut to
+ * `truncatedBlock`, with `briefs`), without joining the text. Exported so tests can check it is
+ * always the joined text's length.
+ */
+export function measuredLength(
+  input: ContextInput,
+  command: string,
+  plan: { pushed: number; truncatedBlock?: string | null; briefs?: readonly string[] },
+  moment: PushMoment = HANDOFF,
+): { measured: number; joined: number } {
+  const fixed = fixedParts(input, command, moment);
+  const full: Plan = { truncatedBlock: null, ...plan };
+  return { measured: composedLength(input, fixed, full), joined: compose(input, fixed, full).text.length };
+}
+
+/**
  * What kept the next-older window turn out of a push of `pushed` whole turns: nothing left to
  * push, a same-millisecond tie with the turn before it (see settleTies), or the budget. A push
  * is maximal when this never answers "would_fit". Used by the tests and the bench.
@@ -500,7 +567,7 @@ export function truncationSuffix(turn: ChainTurn, command: string, session?: str
  */
 export function truncationRoom(input: ContextInput, fixedOrCommand: Fixed | string): number {
   const fixed = typeof fixedOrCommand === "string" ? fixedParts(input, fixedOrCommand) : fixedOrCommand;
-  return CONTEXT_BUDGET - compose(input, fixed, { pushed: 1, truncatedBlock: "" }).text.length;
+  return CONTEXT_BUDGET - composedLength(input, fixed, { pushed: 1, truncatedBlock: "" });
 }
 
 /**
@@ -521,7 +588,7 @@ export function renderContext(
   const pushable = firstNew < 0 ? 0 : w.length - firstNew;
   let plan: Plan = { pushed: 0, truncatedBlock: null };
   for (let k = 1; k <= pushable; k++) {
-    if (compose(input, fixed, { pushed: k, truncatedBlock: null }).text.length > CONTEXT_BUDGET) break;
+    if (composedLength(input, fixed, { pushed: k, truncatedBlock: null }) > CONTEXT_BUDGET) break;
     plan = { pushed: k, truncatedBlock: null };
   }
   const newest = w[w.length - 1];
@@ -541,7 +608,7 @@ export function renderContext(
   // first while they fit (their full text stays one --l2 call away).
   const unpushed = w.length - plan.pushed;
   if (unpushed > 0) {
-    let room = CONTEXT_BUDGET - compose(input, fixed, { ...plan, briefs: ["x"] }).text.length - 4;
+    let room = CONTEXT_BUDGET - composedLength(input, fixed, { ...plan, briefs: ["x"] }) - 4;
     const briefs: string[] = [];
     for (let i = unpushed - 1; i >= w.length - pushable && room > BRIEF_MIN; i--) {
       const line = briefLine(w[i]!, Math.min(BRIEF_MAX, room - 1));

@@ -8,6 +8,7 @@ import {
   earlierNotes,
   isControlCommand,
   MIN_TRUNCATED_ROOM,
+  measuredLength,
   nextOlderTurn,
   POSITION_CUT,
   renderContext,
@@ -158,6 +159,38 @@ describe("renderContext budget (property test over generated chains)", () => {
       for (let i = 0; i < 120; i++) checkProperties(randomInput(rnd));
     });
   }
+  test("the loop's measure of a candidate push is its joined length, for every plan it tries", () => {
+    const rnd = prng(11);
+    let plans = 0;
+    for (let i = 0; i < 150; i++) {
+      const input = randomInput(rnd);
+      const cmd = rnd() < 0.5 ? CMD : LONG_CMD;
+      const w = input.window;
+      const moments = [
+        undefined,
+        { kind: "compaction" as const, since: w[w.length >> 1]?.startedAt ?? null },
+      ];
+      for (const moment of moments)
+        for (let k = 0; k <= w.length; k++)
+          for (const plan of [
+            { pushed: k },
+            { pushed: k, briefs: ["x"] },
+            { pushed: k, briefs: ["one brief line", "another"] },
+            ...(k === 1
+              ? [
+                  { pushed: 1, truncatedBlock: "" },
+                  { pushed: 1, truncatedBlock: "cut 日本🎉" },
+                ]
+              : []),
+          ]) {
+            const { measured, joined } = measuredLength(input, cmd, plan, moment);
+            expect(measured).toBe(joined);
+            plans++;
+          }
+    }
+    expect(plans).toBeGreaterThan(5000);
+  });
+
   test("the generated chains covered every case", () => {
     for (const [k, n] of Object.entries(seen)) if (k !== "clamped") expect([k, n > 0]).toEqual([k, true]);
   });

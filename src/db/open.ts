@@ -109,6 +109,9 @@ function createAside(path: string): void {
   try {
     const db = new Database(aside, { create: true, strict: true });
     try {
+      // Before the first table: only then can a database keep its free pages apart for a bulk
+      // import to give back at its end (src/db/queries/fts-deferral.ts). Older files keep theirs.
+      db.run("PRAGMA auto_vacuum = INCREMENTAL");
       enableWal(db);
       migrate(db, aside);
     } finally {

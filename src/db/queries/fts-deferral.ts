@@ -143,6 +143,10 @@ export function endDeferral(db: Database, owner: DeferralOwner, now: number): vo
     if (m !== null) pass(db, m);
     settle(db, now, pidAlive);
   });
+  // The passes merged index segments into new ones: the old ones' pages are free now. A database
+  // made with incremental auto-vacuum (src/db/open.ts) gives them back to the file system.
+  if ((db.query("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum === 2)
+    db.run("PRAGMA incremental_vacuum");
   // A read after the last commit takes a read mark on the newest frame, as a replay's last
   // statement always did: a reader that follows finds it and leaves the -shm as it was
   // (test/reliability/read-only.test.ts).

@@ -436,12 +436,6 @@ INSERT INTO bodies_fts(bodies_fts, rank) VALUES ('hashsize', 8388608);
 INSERT INTO details_fts(details_fts, rank) VALUES ('hashsize', 8388608);
 INSERT INTO events_fts(events_fts, rank) VALUES ('hashsize', 8388608);
 `,
-  /* 12: bodies and a turn's details take the transcript they came from from their turn (docs/benchmarks.md, "What a row costs") */ `
--- New rows store '' in origin_session_id where the row has a turn; rows written before keep the
--- id, and every read takes both (src/db/row-forms.ts ORIGIN). Nothing is rewritten: the version
--- alone keeps an older throughline, which would read '' as the id, away from the new rows.
-SELECT 1;
-`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -131,7 +131,7 @@ describe("incremental capture", () => {
     const row = t.db
       .query(
         `SELECT t.turn_number, d.input FROM details d JOIN turns t ON t.id = d.turn_id
-         WHERE d.source = 'subagent' AND t.origin_session_id = '11111111-0000-4000-8000-000000000006'`,
+         WHERE d.source = 'subagent' AND d.origin_session_id = '11111111-0000-4000-8000-000000000006'`,
       )
       .get();
     expect(row).toEqual({ turn_number: 1, input: "Review src/auth.ts" });

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite, withReader } from "../../src/db/open.ts";
 import { originCounts } from "../../src/db/queries/counts.ts";
-import { detailKey, FINAL_TEXT, ORIGIN, storedFinal } from "../../src/db/row-forms.ts";
+import { detailKey, FINAL_TEXT, storedFinal } from "../../src/db/row-forms.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/db/schema.ts";
 import { bakedArgs, chainsWithLongestPrompt, cliInProcess } from "../helpers/cli-in-process.ts";
 import { count, FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
@@ -39,15 +39,11 @@ function schema10Copy(from: string, path: string): void {
   }
   raw.run("PRAGMA user_version = 10");
   raw.run(`ATTACH '${from}' AS f`);
-  // A row's origin as schema 12 reads it, from the copied file's own turns.
-  const origin = (x: string) =>
-    `CASE ${x}.origin_session_id WHEN '' THEN (SELECT origin_session_id FROM f.turns t WHERE t.id = ${x}.turn_id) ELSE ${x}.origin_session_id END`;
   const overrides: Record<string, Record<string, string>> = {
-    bodies: { final_text: FINAL_TEXT("b"), origin_session_id: origin("b") },
+    bodies: { final_text: FINAL_TEXT("b") },
     details: {
-      origin_session_id: origin("d"),
       ikey: `CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL
-               THEN ${origin("d")} || ':' || (SELECT turn_number FROM f.turns t WHERE t.id = d.turn_id) || ':' || d.ord
+               THEN d.origin_session_id || ':' || (SELECT turn_number FROM f.turns t WHERE t.id = d.turn_id) || ':' || d.ord
                ELSE d.ikey END`,
     },
   };
@@ -167,7 +163,7 @@ describe("the forms rows are written in", () => {
         .get()!.o;
       const c = originCounts(db, origin);
       expect(c.details).toBe(
-        count(db, `SELECT count(*) n FROM details d WHERE ${ORIGIN("d")} = $o`, { o: origin }),
+        count(db, "SELECT count(*) n FROM details WHERE origin_session_id = $o", { o: origin }),
       );
       expect(c.details).toBeGreaterThan(0);
     } finally {

@@ -8,7 +8,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ORIGIN } from "../../src/db/row-forms.ts";
 import {
   CLI_ENTRY,
   createHome,
@@ -184,7 +183,7 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
             .query(
               `SELECT d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, t.turn_number
                FROM details d JOIN turns t ON t.id = d.turn_id
-              WHERE t.origin_session_id = ? AND d.kind IN ('tool_input', 'tool_output') ORDER BY d.id`,
+              WHERE d.origin_session_id = ? AND d.kind IN ('tool_input', 'tool_output') ORDER BY d.id`,
             )
             .all(sessionId) as {
             kind: string;
@@ -360,9 +359,7 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
         h,
         (db) =>
           db
-            .query(
-              `SELECT d.output, d.input FROM details d WHERE ${ORIGIN("d")} = ? AND d.kind = 'compaction'`,
-            )
+            .query("SELECT output, input FROM details WHERE origin_session_id = ? AND kind = 'compaction'")
             .all(sid) as { output: string | null; input: string | null }[],
       )!;
       expect(

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { FINAL_TEXT, ORIGIN } from "../../src/db/row-forms.ts";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 
 export const REPO = join(import.meta.dir, "..", "..");
 export const FIXTURES = join(REPO, "test", "fixtures");
@@ -63,7 +63,7 @@ export function memoryHash(db: Database): string {
   // A turn's details are keyed on its row id (schema 11), which differs between two databases
   // holding the same memory: compared on their place instead.
   dump(
-    `SELECT ${ORIGIN("d", "t")} AS origin, t.turn_number, d.source, d.ord,
+    `SELECT d.origin_session_id, t.turn_number, d.source, d.ord,
             CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL THEN NULL ELSE d.ikey END AS k,
             d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
      FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY 1, 2, 3, 4, 5`,

@@ -6,7 +6,6 @@
  * several turns produced is dropped, since no single turn is the right answer for it.
  */
 import type { Database } from "bun:sqlite";
-import { ORIGIN } from "../../src/db/row-forms.ts";
 
 export type FactSource = "commit" | "identifier" | "error" | "prompt";
 
@@ -73,8 +72,8 @@ export function searchFacts(db: Database): Fact[] {
     )
     .all();
   const input = db.query<{ input: string | null }, { origin: string; id: string }>(
-    `SELECT d.input FROM details d WHERE ${ORIGIN("d")} = $origin AND d.tool_use_id = $id AND d.kind = 'tool_input'
-     ORDER BY d.id LIMIT 1`,
+    `SELECT input FROM details WHERE origin_session_id = $origin AND tool_use_id = $id AND kind = 'tool_input'
+     ORDER BY id LIMIT 1`,
   );
   for (const e of events) {
     const turn = `${e.origin}:${e.turn}`;

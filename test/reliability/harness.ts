@@ -6,7 +6,7 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FINAL_TEXT, ORIGIN } from "../../src/db/row-forms.ts";
+import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { CORPUS, REPO } from "../helpers/db.ts";
 
 /**
@@ -85,7 +85,7 @@ export function memoryRows(db: Database): Record<string, string[]> {
     ),
     details: rows(
       // A turn's details are keyed on its row id (src/db/row-forms.ts): compared on their place.
-      `SELECT ${ORIGIN("d", "t")} AS origin, t.turn_number, d.source, d.ord,
+      `SELECT d.origin_session_id, t.turn_number, d.source, d.ord,
               CASE WHEN d.source = 'transcript' AND d.turn_id IS NOT NULL THEN NULL ELSE d.ikey END AS k,
               d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error, d.created_at
        FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY 1, 2, 3, 4, 5`,

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { DetailDraft } from "../../core/model.ts";
-import { detailKey, FINAL_TEXT, storedFinal, storedOrigin } from "../row-forms.ts";
+import { detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
 import type { DetailRow } from "./chain.ts";
 
 export interface CursorRow {
@@ -72,14 +72,14 @@ export function upsertTurn(db: Database, t: TurnWrite): number {
   );
   body.run({
     turn: id,
-    origin: storedOrigin(id, t.originSessionId),
+    origin: t.originSessionId,
     role: "user",
     text: t.user,
     final: null,
   });
   body.run({
     turn: id,
-    origin: storedOrigin(id, t.originSessionId),
+    origin: t.originSessionId,
     role: "assistant",
     text: t.assistant,
     final: storedFinal(t.assistant, t.finalText),
@@ -113,7 +113,7 @@ export function replaceDetails(
   details.forEach((d, ord) => {
     ins.run({
       turn: scope.turnId,
-      origin: storedOrigin(scope.turnId, scope.originSessionId),
+      origin: scope.originSessionId,
       ord,
       kind: d.kind,
       tool: d.toolName,
@@ -191,7 +191,7 @@ export function upsertSubagentDetail(
      VALUES ($turn, $origin, 'subagent', 0, $kind, $tool, NULL, $input, $output, 0, $created, $ikey)`,
   ).run({
     turn: d.turnId,
-    origin: storedOrigin(d.turnId, d.originSessionId),
+    origin: d.originSessionId,
     kind: d.detail.kind,
     tool: d.detail.toolName,
     input: d.detail.input,

@@ -18,7 +18,7 @@ import { selfInvocation } from "../../core/invocation.ts";
 import type { ToolUse } from "../../core/tool-digest.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
-import { FINAL_TEXT, ORIGIN } from "../row-forms.ts";
+import { FINAL_TEXT } from "../row-forms.ts";
 import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
 import { resolveLive } from "./sessions.ts";
 
@@ -208,7 +208,7 @@ export function toolUsesOf(
              FROM details WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'tool_input') j
          ON j.id = d.id
        LEFT JOIN details o ON o.turn_id = d.turn_id AND o.kind = 'tool_output' AND o.tool_use_id = d.tool_use_id
-       LEFT JOIN sessions s ON s.id = ${ORIGIN("d")}
+       LEFT JOIN sessions s ON s.id = d.origin_session_id
        ORDER BY d.turn_id, d.ord, d.id`,
     )
     .all({ ids: JSON.stringify(turnIds), head: heads.added, out: heads.output });
@@ -513,7 +513,7 @@ export function itemOf(
   const row = db
     .query<DetailRow & { origin_session_id: string; turn_number: number | null }, { id: number }>(
       `SELECT d.id, d.turn_id, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id, d.input, d.output, d.is_error,
-              d.created_at, ${ORIGIN("d", "t")} AS origin_session_id, t.turn_number
+              d.created_at, d.origin_session_id, t.turn_number
        FROM details d LEFT JOIN turns t ON t.id = d.turn_id WHERE d.id = $id`,
     )
     .get({ id: Number(ref) });

@@ -14,7 +14,7 @@ import type {
   TurnRecord,
 } from "../../core/export-format.ts";
 import { ThroughlineError } from "../../errors.ts";
-import { DETAIL_FILE_KEY, detailKey, FINAL_TEXT, ORIGIN, storedFinal, storedOrigin } from "../row-forms.ts";
+import { DETAIL_FILE_KEY, detailKey, FINAL_TEXT, storedFinal } from "../row-forms.ts";
 import { legacyChainKeys } from "../schema.ts";
 
 export { schemaVersion } from "../version.ts";
@@ -41,8 +41,8 @@ export function* exportTurns(db: Database): Generator<TurnRecord> {
 
 export function* exportDetails(db: Database): Generator<DetailRecord> {
   const q = db.query<Omit<DetailRecord, "record" | "is_error"> & { is_error: number }, []>(
-    `SELECT ${ORIGIN("d", "t")} AS origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
-            d.input, d.output, d.is_error, d.created_at, ${DETAIL_FILE_KEY("d", "t.turn_number", ORIGIN("d", "t"))} AS ikey
+    `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
+            d.input, d.output, d.is_error, d.created_at, ${DETAIL_FILE_KEY("d", "t.turn_number")} AS ikey
      FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.id`,
   );
   for (const r of q.iterate()) yield { record: "detail", ...r, is_error: r.is_error !== 0 };
@@ -152,7 +152,7 @@ export function exportImporter(db: Database) {
       if (user !== null)
         insertBody.run({
           turn: inserted.id,
-          origin: storedOrigin(inserted.id, r.origin_session_id),
+          origin: r.origin_session_id,
           role: "user",
           text: user,
           final: null,
@@ -160,7 +160,7 @@ export function exportImporter(db: Database) {
       if (assistant !== null)
         insertBody.run({
           turn: inserted.id,
-          origin: storedOrigin(inserted.id, r.origin_session_id),
+          origin: r.origin_session_id,
           role: "assistant",
           text: assistant,
           final: storedFinal(assistant, final_text),
@@ -176,15 +176,7 @@ export function exportImporter(db: Database) {
         turn !== null && r.source === "transcript"
           ? detailKey(turn, r.origin_session_id, turn_number!, r.ord)
           : r.ikey;
-      return (
-        insertDetail.run({
-          ...row,
-          origin_session_id: storedOrigin(turn, r.origin_session_id),
-          ikey,
-          turn,
-          is_error: is_error ? 1 : 0,
-        }).changes > 0
-      );
+      return insertDetail.run({ ...row, ikey, turn, is_error: is_error ? 1 : 0 }).changes > 0;
     },
     event(r: EventRecord): boolean {
       const { record: _, ...row } = r;

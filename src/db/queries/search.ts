@@ -18,7 +18,6 @@ import {
   type TextMatch,
 } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
-import { ORIGIN } from "../row-forms.ts";
 import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
 import { liveOfKey } from "./sessions.ts";
 
@@ -63,7 +62,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
     chain: (parts, params) =>
       `b.turn_id IN (SELECT t.id FROM turns t WHERE ${partsWhere(parts, "t", params)})`,
-    project: `${ORIGIN("b")} IN (SELECT id FROM sessions WHERE project = $scope)`,
+    project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "b.role",
     turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
     hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, ${liveOfKey("t.session_id")} AS session,
@@ -83,14 +82,14 @@ const INDEXES: Record<SearchKind, IndexSql> = {
              OR (d.turn_id IS NULL AND d.origin_session_id IN
                  (SELECT t.origin_session_id FROM turns t WHERE ${turnIn} UNION SELECT $scope)))`;
     },
-    project: `${ORIGIN("d")} IN (SELECT id FROM sessions WHERE project = $scope)`,
+    project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "d.kind || coalesce(' ' || d.tool_name, '')",
-    turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
+    turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
     // The push as Claude Code records it: the UserPromptSubmit hook's output, an attachment.
     excluded: "d.kind = 'hook' AND instr(coalesce(d.output, ''), $push) > 0",
     hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
             substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
-            coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, ${ORIGIN("d", "t")} AS origin, t.turn_number,
+            coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
             coalesce(t.started_at, d.created_at) AS at, d.created_at AS ts
           FROM details d LEFT JOIN turns t ON t.id = d.turn_id`,
   },

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { mayHaveGrown, readToTheEnd, sessionMayHaveGrown } from "../../src/capture/unread.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { tempDir } from "../helpers/db.ts";
+import { runCli, tempDir } from "../helpers/db.ts";
 import { fileDigest } from "../helpers/pull.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
@@ -33,8 +33,16 @@ function session(dir: string) {
   const b = new TranscriptBuilder(SID, dir);
   b.user("first prompt").say("first answer");
   writeFileSync(path, b.text());
-  const fire = async (event: string, extra: Record<string, unknown> = {}) => {
-    const payload = { session_id: SID, transcript_path: path, cwd: dir, hook_event_name: event, ...extra };
+  /** A hook of this session, or of another one (`sid`) in the same directory. */
+  const fire = async (event: string, extra: Record<string, unknown> = {}, sid = SID) => {
+    const transcript = sid === SID ? path : join(dir, `${sid}.jsonl`);
+    const payload = {
+      session_id: sid,
+      transcript_path: transcript,
+      cwd: dir,
+      hook_event_name: event,
+      ...extra,
+    };
     const out = await runHook(event, JSON.stringify(payload), env);
     expect(out.stderr).toBe("");
     expect(out.exitCode).toBe(0);
@@ -270,25 +278,18 @@ describe("read marks and clear marks", () => {
       cwd: dir.path,
       client: "pid:4242",
     });
+    // Not folded yet: doctor shows the link as waiting.
+    const waiting = runCli(["doctor", "--session", SID, "--json", "--db", s.db]);
+    expect(waiting.exitCode).toBe(0);
+    expect(JSON.parse(waiting.stdout).cleared_by).toMatchObject([{ client: "pid:4242", waiting: true }]);
     const next = "5e551011-0000-4000-8000-000000000002";
-    const nextPath = join(dir.path, `${next}.jsonl`);
-    const fire = (event: string, extra: Record<string, unknown>) =>
-      runHook(
-        event,
-        JSON.stringify({
-          session_id: next,
-          transcript_path: nextPath,
-          cwd: dir.path,
-          hook_event_name: event,
-          ...extra,
-        }),
-        s.env,
-      );
-    expect((await fire("session-start", { source: "clear" })).exitCode).toBe(0);
-    const push = await fire("user-prompt-submit", { prompt: "go on" });
-    expect(push.exitCode).toBe(0);
+    await s.fire("session-start", { source: "clear" }, next);
+    const push = await s.fire("user-prompt-submit", { prompt: "go on" }, next);
     expect(push.stdout).toContain("first answer");
     expect(readdirSync(clearDir(s.db))).toEqual([]);
+    const folded = JSON.parse(runCli(["doctor", "--session", SID, "--json", "--db", s.db]).stdout).cleared_by;
+    expect(folded).toHaveLength(1);
+    expect(folded[0].waiting).toBeUndefined();
     const d = new Database(s.db, { readonly: true });
     try {
       expect(d.query("SELECT session_id, client FROM clear_links").all()).toEqual([
@@ -311,15 +312,8 @@ describe("read marks and clear marks", () => {
     writeFileSync(join(clearDir(s.db), "garbage"), "{not json");
     await s.fire("session-end", { reason: "clear" });
     const next = "5e551011-0000-4000-8000-000000000003";
-    const fire = (event: string, extra: Record<string, unknown>) =>
-      runHook(
-        event,
-        JSON.stringify({ session_id: next, cwd: dir.path, hook_event_name: event, ...extra }),
-        s.env,
-      );
-    await fire("session-start", { source: "clear" });
-    const push = await fire("user-prompt-submit", { prompt: "go on" });
-    expect(push.exitCode).toBe(0);
+    await s.fire("session-start", { source: "clear" }, next);
+    const push = await s.fire("user-prompt-submit", { prompt: "go on" }, next);
     expect(push.stdout).toContain("first answer");
     expect(readdirSync(clearDir(s.db))).toEqual([]);
     const d = new Database(s.db, { readonly: true });

@@ -65,12 +65,21 @@ export function pendingMark(dbPath: string, sessionId: string): boolean | null {
  * one native write. False when it is not kept (or the write failed): the caller writes the row.
  */
 export async function writeIntent(dbPath: string, intent: StartIntent): Promise<boolean> {
-  if (!SAFE_ID.test(intent.session_id) || Bun.file(`${dirOf(dbPath)}/${SENTINEL}`).size === 0) return false;
+  return writeRecord(dbPath, intent.session_id, intent.session_id, intent);
+}
+
+/**
+ * A hook's record in the kept directory, written natively at `name` (relative to it; Bun.write
+ * makes a missing subdirectory). False when the directory is not kept, the session id is no safe
+ * file name, or the write failed: the caller writes its row instead.
+ */
+async function writeRecord(dbPath: string, sessionId: string, name: string, value: object): Promise<boolean> {
+  if (!SAFE_ID.test(sessionId) || Bun.file(`${dirOf(dbPath)}/${SENTINEL}`).size === 0) return false;
   // Files 0600 like the database's (docs/contract.md): Bun.write takes no mode, the umask does.
   const umask = process.umask(0o077);
   try {
     // One write(2) of a few hundred bytes: a reader sees the whole record or an empty file.
-    await Bun.write(`${dirOf(dbPath)}/${intent.session_id}`, JSON.stringify(intent));
+    await Bun.write(`${dirOf(dbPath)}/${name}`, JSON.stringify(value));
     return true;
   } catch {
     return false;
@@ -78,6 +87,9 @@ export async function writeIntent(dbPath: string, intent: StartIntent): Promise<
     process.umask(umask);
   }
 }
+
+/** A string field of a parsed record, else null. */
+const stringOrNull = (x: unknown): string | null => (typeof x === "string" ? x : null);
 
 /** Whether the session's mark still holds an intent (a plain mark is "1", one byte). */
 export function hasIntent(dbPath: string, sessionId: string): boolean {
@@ -87,16 +99,15 @@ export function hasIntent(dbPath: string, sessionId: string): boolean {
 function parseIntent(id: string, text: string): StartIntent | null {
   try {
     const v = JSON.parse(text) as Partial<StartIntent>;
-    const str = (x: unknown) => (typeof x === "string" ? x : null);
     if (v?.session_id !== id || typeof v.source !== "string" || !Number.isFinite(v.created_at)) return null;
     return {
       session_id: id,
       source: v.source,
-      client: str(v.client),
-      prompt_id: str(v.prompt_id),
+      client: stringOrNull(v.client),
+      prompt_id: stringOrNull(v.prompt_id),
       created_at: v.created_at as number,
-      cwd: str(v.cwd),
-      transcript_path: str(v.transcript_path),
+      cwd: stringOrNull(v.cwd),
+      transcript_path: stringOrNull(v.transcript_path),
     };
   } catch {
     return null;
@@ -297,31 +308,20 @@ export interface ClearMark {
  * not kept or the write failed: the caller writes the row.
  */
 export async function writeClearMark(dbPath: string, mark: ClearMark): Promise<boolean> {
-  if (!SAFE_ID.test(mark.session_id) || Bun.file(`${dirOf(dbPath)}/${SENTINEL}`).size === 0) return false;
-  const umask = process.umask(0o077);
-  try {
-    // Bun.write makes the missing directory. One write(2) of a few hundred bytes, under a name no
-    // other write uses: a reader sees the whole record or an empty file, which it skips.
-    await Bun.write(`${dirOf(dbPath)}/clear/${mark.session_id}.${mark.created_at}`, JSON.stringify(mark));
-    return true;
-  } catch {
-    return false;
-  } finally {
-    process.umask(umask);
-  }
+  // Under a name no other write uses: a reader that finds it empty skips it.
+  return writeRecord(dbPath, mark.session_id, `clear/${mark.session_id}.${mark.created_at}`, mark);
 }
 
 function parseClearMark(text: string): ClearMark | null {
   try {
     const v = JSON.parse(text) as Partial<ClearMark>;
-    const str = (x: unknown) => (typeof x === "string" ? x : null);
     if (typeof v?.session_id !== "string" || !SAFE_ID.test(v.session_id) || !Number.isFinite(v.created_at))
       return null;
     return {
       session_id: v.session_id,
-      cwd: str(v.cwd),
-      client: str(v.client),
-      prompt_id: str(v.prompt_id),
+      cwd: stringOrNull(v.cwd),
+      client: stringOrNull(v.client),
+      prompt_id: stringOrNull(v.prompt_id),
       created_at: v.created_at as number,
     };
   } catch {

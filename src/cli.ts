@@ -26,37 +26,26 @@ async function detach(event: string): Promise<void> {
   // long enough to hand the payload over.
   process.on("SIGTERM", () => {});
   process.on("SIGHUP", () => {});
+  // The worker's shell starts while the payload is read (src/hooks/hand-off.ts).
+  const [{ selfArgv }, { startHandOff }] = await Promise.all([
+    import("./core/invocation.ts"),
+    import("./hooks/hand-off.ts"),
+  ]);
+  const handOff = startHandOff([...selfArgv(), "hook", event], {
+    ...process.env,
+    THROUGHLINE_HOOK_WORKER: "1",
+  });
   const { parsePayload, readPayloadText } = await import("./hooks/stdin.ts");
   const text = await readPayloadText();
   try {
     parsePayload(event, text);
   } catch {
+    handOff.cancel();
     const { runHookProcess } = await import("./hooks/run.ts");
     await runHookProcess(event, text);
     return;
   }
-  const { selfArgv } = await import("./core/invocation.ts");
-  const worker = [...selfArgv(), "hook", event];
-  // The client's kill walks the process tree (`ps`, then SIGTERM to every descendant, SIGKILL
-  // after 1.5 s): a worker it finds before this process exits would die of it, and Bun's spawn
-  // resets the ignored signals the registered command set. A shell ignores them again before
-  // `exec`, so the worker is shielded from its first instruction (docs/hooks.md). Bun.spawn, not
-  // node:child_process (~1.7 ms to load cold): `detached` is its setsid, and the payload is
-  // written whole before this process exits.
-  const cmd =
-    process.platform === "win32" ? worker : ["/bin/sh", "-c", `trap '' TERM HUP; exec "$0" "$@"`, ...worker];
-  try {
-    Bun.spawn(cmd, {
-      detached: true,
-      stdin: Buffer.from(text),
-      stdout: "ignore",
-      stderr: "ignore",
-      env: { ...process.env, THROUGHLINE_HOOK_WORKER: "1" },
-    }).unref();
-  } catch {
-    // A worker that could not start is no reason for a stack trace: the next Stop, or the next
-    // session's hand-off, reads the same transcript.
-  }
+  await handOff.deliver(text);
 }
 
 async function main(): Promise<void> {

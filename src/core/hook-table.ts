@@ -41,3 +41,9 @@ export const HOOK_SUBS: readonly string[] = [...new Set(HOOKS.map((h) => h.sub))
 
 /** The subs a hook process hands to a detached worker. */
 export const DETACHED_SUBS: ReadonlySet<string> = new Set(HOOKS.filter((h) => h.detached).map((h) => h.sub));
+
+/**
+ * What a POSIX shell runs first for a detached hook and for its worker: signals ignored before
+ * `exec` stay ignored in the program it becomes (docs/hooks.md, "Detached Stop and SubagentStop").
+ */
+export const TERM_TRAP = "trap '' TERM HUP; ";

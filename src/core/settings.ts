@@ -2,7 +2,7 @@
  * Claude Code settings.json editing (docs/contract.md#hooks), pure: settings object in, settings object out.
  * Only entries whose command is ours are touched; every other setting and hook is kept.
  */
-import { DETACHED_SUBS, HOOK_SUBS, type HookSpec, SETTINGS_HOOKS } from "./hook-table.ts";
+import { DETACHED_SUBS, HOOK_SUBS, type HookSpec, SETTINGS_HOOKS, TERM_TRAP } from "./hook-table.ts";
 import { isObject, type Json, type JsonObject } from "./jsonl.ts";
 
 export type { HookSpec } from "./hook-table.ts";
@@ -26,7 +26,7 @@ export function isOurCommand(command: string): boolean {
  * before `exec` stays ignored in the new program, so the shell ignores TERM and HUP first
  * (docs/hooks.md, "Detached Stop and SubagentStop"). Windows shells get the bare command.
  */
-export const TERM_SHIELD = "trap '' TERM HUP; exec ";
+export const TERM_SHIELD = `${TERM_TRAP}exec `;
 /** The detached hooks: the ones `claude -p` could kill before Bun installs a handler. */
 const SHIELDED = DETACHED_SUBS;
 

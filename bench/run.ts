@@ -95,6 +95,7 @@ async function benchTimings(): Promise<void> {
         "hook session-end (clear, 1,000-turn chain)": "≤ 1.5×",
         "hook pre-compact (1,000-turn chain)": "≤ 1.5×",
         "statusline (1,000-turn chain)": "≤ 1.5×",
+        "statusline (after a write: reads the database)": "≤ 1.5×",
         "hook stop (hand-off as registered)": "≤ 1.5×",
       },
     },

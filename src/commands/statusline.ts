@@ -4,22 +4,40 @@
  * stdin and prints context used of the window, the turns memory holds, and a handoff marker.
  * Runs as often as a hook: it imports only what the line needs and never creates the database.
  * No `node:` module on its way (~2 ms cold, docs/benchmarks.md): the database is looked for with
- * `Bun.file`, and the transcript's tail (node:fs) is read only when the payload has no usage.
+ * `Bun.file`, and the transcript's tail (node:fs) is read only when the payload has no usage. What
+ * it last read of the database is kept per session in the marks directory (src/db/pending-marks.ts):
+ * while the database files are unchanged, no SQLite is loaded at all.
  */
 import type { CommandDef } from "citty";
 import { type JsonObject, parseLine } from "../core/jsonl.ts";
 import { databasePath } from "../core/paths.ts";
 import { detectWindow, payloadUsage } from "../core/usage.ts";
-import { withReader } from "../db/open.ts";
-import { hasIntent } from "../db/pending-marks.ts";
-import { statuslineFacts } from "../db/queries/statusline.ts";
+import { databaseState, hasIntent, keepStatus, keptStatus, type StatusFacts } from "../db/pending-marks.ts";
 import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
 
-export function statuslineView(
+/**
+ * The session's facts: kept ones when the database files are as they were when they were read, else
+ * read on a read-only connection (bun:sqlite and the queries load only then) and kept when the files
+ * have settled. The state is taken before the read, so a write during it only makes the next line read.
+ */
+async function memoryFacts(dbPath: string, sessionId: string): Promise<StatusFacts> {
+  const state = databaseState(dbPath);
+  const kept = await keptStatus(dbPath, sessionId, state.key);
+  if (kept) return kept;
+  const { withReader } = require("../db/open.ts") as typeof import("../db/open.ts");
+  const { statuslineFacts } =
+    require("../db/queries/statusline.ts") as typeof import("../db/queries/statusline.ts");
+  const { turns, pending, baton } = withReader(dbPath, (db) => statuslineFacts(db, sessionId));
+  const facts = { turns, pending, baton };
+  if (state.settled) await keepStatus(dbPath, sessionId, state.key, facts);
+  return facts;
+}
+
+export async function statuslineView(
   payload: JsonObject,
   env: Record<string, string | undefined>,
   dbFlag?: string,
-): StatuslineView {
+): Promise<StatuslineView> {
   const p = payloadUsage(payload);
   let used = p.used;
   let peak = used ?? 0;
@@ -39,12 +57,10 @@ export function statuslineView(
   if (typeof payload.session_id === "string" && payload.session_id && Bun.file(dbPath).size > 0) {
     try {
       const sid = payload.session_id;
-      withReader(dbPath, (db) => {
-        const f = statuslineFacts(db, sid);
-        turns = f.turns;
-        // A SessionStart the first prompt has not folded in yet is pending too (its intent mark).
-        handoff = f.pending || hasIntent(dbPath, sid) ? "pending" : f.baton ? "baton" : null;
-      });
+      const f = await memoryFacts(dbPath, sid);
+      turns = f.turns;
+      // A SessionStart the first prompt has not folded in yet is pending too (its intent mark).
+      handoff = f.pending || hasIntent(dbPath, sid) ? "pending" : f.baton ? "baton" : null;
     } catch {
       // A status line never fails: without a readable database it shows the context only.
     }
@@ -55,7 +71,7 @@ export function statuslineView(
 /** The line for the payload on stdin; `src/cli.ts` may call this directly, without citty. */
 export async function runStatusline(json = false, db?: string): Promise<void> {
   const payload = parseLine(await Bun.stdin.text()) ?? {};
-  const view = statuslineView(payload, process.env, db);
+  const view = await statuslineView(payload, process.env, db);
   const text = json
     ? JSON.stringify({ schema: "throughline.statusline.v1", ...view, line: renderStatusline(view) })
     : renderStatusline(view);

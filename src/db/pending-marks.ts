@@ -284,12 +284,83 @@ export function readMarked(dbPath: string, sessionId: string, state: ReadState):
   );
 }
 
-/** A new database (its creation won): marks a removed one left would claim reads it never had. */
+/**
+ * A new database (its creation won): marks a removed one left would claim reads it never had, and
+ * its kept status lines facts it never held.
+ */
 export function dropReadMarks(dbPath: string): void {
-  (require("node:fs") as typeof import("node:fs")).rmSync(`${dirOf(dbPath)}/read`, {
-    recursive: true,
-    force: true,
-  });
+  const fs = require("node:fs") as typeof import("node:fs");
+  for (const sub of ["read", "status"])
+    fs.rmSync(`${dirOf(dbPath)}/${sub}`, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kept status lines (docs/monitor.md, "Speed"): what `statusline` read of the database for a
+// session, in `status/<session>`, with the state of the database files it was read at. Claude Code
+// redraws the line far more often than the database changes; an unchanged state answers from the file.
+
+/** What the status line reads of the database for one session. */
+export interface StatusFacts {
+  turns: number;
+  pending: boolean;
+  baton: boolean;
+}
+
+/**
+ * Long enough that a write after a state was taken lands in a later modification time (Bun reads
+ * it in whole ms; Linux file systems without fine-grained timestamps tick at 1-10 ms).
+ */
+export const SETTLED_MS = 100;
+
+/**
+ * The size and modification time of the database file and its log, natively: every commit writes
+ * the log, every checkpoint the file, so a write changes one of them. `settled` says both were last
+ * written at least SETTLED_MS ago: only then can a later write not share their time, and only then
+ * is the state worth keeping.
+ */
+export function databaseState(dbPath: string, now = Date.now()): { key: string; settled: boolean } {
+  const db = Bun.file(dbPath);
+  const wal = Bun.file(`${dbPath}-wal`);
+  const dbTime = timeOf(db);
+  const walTime = timeOf(wal);
+  return {
+    key: `${db.size}.${dbTime}.${wal.size}.${walTime}`,
+    settled: now - Math.max(dbTime, walTime) >= SETTLED_MS,
+  };
+}
+
+/** A file's modification time in ms; 0 for a missing one (Bun answers 2^52 - 1 there). */
+function timeOf(f: ReturnType<typeof Bun.file>): number {
+  const t = f.lastModified;
+  return t >= 2 ** 52 - 1 ? 0 : t;
+}
+
+/** The facts kept for `sessionId` at state `key`, or null (none, another state, unreadable). */
+export async function keptStatus(
+  dbPath: string,
+  sessionId: string,
+  key: string,
+): Promise<StatusFacts | null> {
+  if (!SAFE_ID.test(sessionId)) return null;
+  try {
+    const v = JSON.parse(await Bun.file(`${dirOf(dbPath)}/status/${sessionId}`).text()) as Partial<
+      StatusFacts & { key: string }
+    >;
+    if (v?.key !== key || !Number.isInteger(v.turns)) return null;
+    return { turns: v.turns as number, pending: v.pending === true, baton: v.baton === true };
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps what was read at a settled state (best effort: a failed write only costs the next line a read). */
+export async function keepStatus(
+  dbPath: string,
+  sessionId: string,
+  key: string,
+  facts: StatusFacts,
+): Promise<void> {
+  await writeRecord(dbPath, sessionId, `status/${sessionId}`, { key, ...facts });
 }
 
 /** A SessionEnd(clear) not folded into `clear_links` yet: `clear/<session>.<created_at>`. */

@@ -4,13 +4,14 @@
  * `uninstall` around a status line of the user's own.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { statuslineView } from "../../src/commands/statusline.ts";
 import type { JsonObject } from "../../src/core/jsonl.ts";
 import { installExtras, isOurStatusline, uninstallExtras } from "../../src/core/statusline-settings.ts";
 import { openForWrite } from "../../src/db/open.ts";
+import { databaseState, SETTLED_MS } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
 import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
@@ -38,11 +39,11 @@ function memory(dir: string, sessionId: string, turns: number): string {
 }
 
 describe("statusline", () => {
-  test("the recorded payloads: Claude Code's own context figures and window", () => {
+  test("the recorded payloads: Claude Code's own context figures and window", async () => {
     const noDb = { THROUGHLINE_DB: "/nonexistent/throughline.db" };
-    const lines = readdirSync(DIR)
-      .sort()
-      .map((f) => `${f}: ${renderStatusline(statuslineView(payload(f), noDb))}`);
+    const lines: string[] = [];
+    for (const f of readdirSync(DIR).sort())
+      lines.push(`${f}: ${renderStatusline(await statuslineView(payload(f), noDb))}`);
     expect(lines).toEqual([
       "claude-2.1.197-after-first-reply.json: ctx 10 / 1M (0%)",
       "claude-2.1.197-before-first-reply.json: ctx – / 1M",
@@ -51,32 +52,32 @@ describe("statusline", () => {
     ]);
   });
 
-  test("without context figures in the payload: the transcript's newest response, and the window rules", () => {
+  test("without context figures in the payload: the transcript's newest response, and the window rules", async () => {
     const env = { THROUGHLINE_DB: "/nonexistent/throughline.db" };
     const base = {
       session_id: "a1",
       transcript_path: A1,
       model: { id: "claude-opus-4-6", display_name: "Opus 4.6" },
     };
-    expect(renderStatusline(statuslineView(base, env))).toBe("ctx 123k / 200k (62%)");
+    expect(renderStatusline(await statuslineView(base, env))).toBe("ctx 123k / 200k (62%)");
     const suffix = { ...base, model: { id: "claude-opus-4-6[1m]", display_name: "Opus 4.6" } };
-    expect(renderStatusline(statuslineView(suffix, env))).toBe("ctx 123k / 1M (12%)");
+    expect(renderStatusline(await statuslineView(suffix, env))).toBe("ctx 123k / 1M (12%)");
     const named = { ...base, model: { id: "claude-opus-4-6", display_name: "Opus 4.6 (1M context)" } };
-    expect(renderStatusline(statuslineView(named, env))).toBe("ctx 123k / 1M (12%)");
-    expect(renderStatusline(statuslineView({}, env))).toBe("ctx – / 200k");
+    expect(renderStatusline(await statuslineView(named, env))).toBe("ctx 123k / 1M (12%)");
+    expect(renderStatusline(await statuslineView({}, env))).toBe("ctx – / 200k");
   });
 
-  test("memory: turns of the chain and a pending handoff, from a read-only database", () => {
+  test("memory: turns of the chain and a pending handoff, from a read-only database", async () => {
     using dir = tempDir();
     const p = payload("claude-2.1.332-after-first-reply.json");
     const id = p.session_id as string;
     const db = memory(dir.path, id, 3);
     const env = { THROUGHLINE_DB: db };
-    expect(renderStatusline(statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
+    expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
     const w = openForWrite(db);
     w.run("INSERT INTO pending_handoffs (session_id, created_at) VALUES (?, ?)", [id, Date.now()]);
     w.close();
-    expect(renderStatusline(statuslineView(p, env))).toBe(
+    expect(renderStatusline(await statuslineView(p, env))).toBe(
       "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
     );
   });
@@ -86,7 +87,7 @@ describe("statusline", () => {
     const p = payload("claude-2.1.332-after-first-reply.json");
     const db = memory(dir.path, "other-session", 2);
     const env = { THROUGHLINE_DB: db };
-    expect(renderStatusline(statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 0 turns");
+    expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 0 turns");
     const start = {
       session_id: p.session_id,
       source: "clear",
@@ -94,9 +95,56 @@ describe("statusline", () => {
       hook_event_name: "SessionStart",
     };
     expect((await runHook("session-start", JSON.stringify(start), env)).exitCode).toBe(0);
-    expect(renderStatusline(statuslineView(p, env))).toBe(
+    expect(renderStatusline(await statuslineView(p, env))).toBe(
       "ctx 10 / 1M (0%) · mem 0 turns · ⇢ handoff pending",
     );
+  });
+
+  test("kept facts: read once the files settle, answered from the file while they stay, read again after a write", async () => {
+    using dir = tempDir();
+    const p = payload("claude-2.1.332-after-first-reply.json");
+    const id = p.session_id as string;
+    const db = memory(dir.path, id, 3);
+    const env = { THROUGHLINE_DB: db };
+    const kept = join(`${db}-pending`, "status", id);
+    // Just written: the files have not settled, so nothing is kept (a later write could share their time).
+    expect(databaseState(db).settled).toBe(false);
+    expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
+    expect(existsSync(kept)).toBe(false);
+    await Bun.sleep(SETTLED_MS + 20);
+    expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
+    const record = JSON.parse(readFileSync(kept, "utf8"));
+    expect(record).toEqual({ key: databaseState(db).key, turns: 3, pending: false, baton: false });
+    // The next line answers from the file, not the database: a record edited under the same key shows.
+    writeFileSync(kept, JSON.stringify({ ...record, turns: 41 }));
+    expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 41 turns");
+    // Any write changes the state: the database is read again at once, settled or not.
+    const w = openForWrite(db);
+    w.run("INSERT INTO pending_handoffs (session_id, created_at) VALUES (?, ?)", [id, Date.now()]);
+    w.close();
+    expect(databaseState(db).key).not.toBe(record.key);
+    expect(renderStatusline(await statuslineView(p, env))).toBe(
+      "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
+    );
+    // A record that does not parse, or of another session, is no answer either.
+    await Bun.sleep(SETTLED_MS + 20);
+    writeFileSync(kept, "{not json");
+    expect(renderStatusline(await statuslineView(p, env))).toBe(
+      "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
+    );
+    expect(JSON.parse(readFileSync(kept, "utf8")).pending).toBe(true);
+  });
+
+  test("kept facts need the marks directory: a database no writer prepared gets no file beside it", async () => {
+    using dir = tempDir();
+    const p = payload("claude-2.1.332-after-first-reply.json");
+    const db = memory(dir.path, p.session_id as string, 2);
+    rmSync(`${db}-pending`, { recursive: true, force: true });
+    await Bun.sleep(SETTLED_MS + 20);
+    expect(renderStatusline(await statuslineView(p, { THROUGHLINE_DB: db }))).toBe(
+      "ctx 10 / 1M (0%) · mem 2 turns",
+    );
+    expect(existsSync(`${db}-pending`)).toBe(false);
   });
 
   test("the command: one line from stdin within a hook's budget, and no database created", () => {

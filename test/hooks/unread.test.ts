@@ -256,10 +256,14 @@ describe("read marks and clear marks", () => {
     expect(readToTheEnd(s.db, SID, elsewhere)).toBe(false);
     expect(readToTheEnd(s.db, "5e551011-0000-4000-8000-00000000ffff", s.path)).toBe(false);
     // The database removed (its -pending directory left behind), then made again by a writer.
+    // A status line kept for it goes too (its key is of files that no longer exist).
+    mkdirSync(`${s.db}-pending/status`, { recursive: true });
+    writeFileSync(`${s.db}-pending/status/${SID}`, '{"key":"1.2.0.0","turns":7}');
     for (const f of [s.db, `${s.db}-wal`, `${s.db}-shm`]) rmSync(f, { force: true });
     expect(readToTheEnd(s.db, SID, s.path)).toBe(false);
     openForWrite(s.db).close();
     expect(existsSync(markDir(s.db))).toBe(false);
+    expect(existsSync(`${s.db}-pending/status`)).toBe(false);
     await s.fire("pre-compact", { trigger: "manual", custom_instructions: null });
     expect(s.turns()).toBe(1);
   });

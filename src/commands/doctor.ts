@@ -16,7 +16,7 @@ import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from
 import { recentHookErrors } from "../db/queries/hook-errors.ts";
 import { quickCheck, schemaVersion } from "../db/queries/integrity.ts";
 import { getSession, mergedInto, resolveLive, sessionsByPrefix } from "../db/queries/sessions.ts";
-import { SCHEMA_VERSION } from "../db/schema.ts";
+import { SCHEMA_VERSION } from "../db/version.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { type Check, renderDoctor, renderDoctorSession } from "../render/doctor.ts";

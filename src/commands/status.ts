@@ -7,7 +7,7 @@ import { type Database, withReader } from "../db/open.ts";
 import { layerCounts } from "../db/queries/counts.ts";
 import { lastHandoff, lastInjection } from "../db/queries/handoff.ts";
 import { chainOf, getSession, recentSessions, resolveLive } from "../db/queries/sessions.ts";
-import { SCHEMA_VERSION } from "../db/schema.ts";
+import { SCHEMA_VERSION } from "../db/version.ts";
 import { ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { renderSessionStatus, renderStatus } from "../render/status.ts";

@@ -437,5 +437,3 @@ INSERT INTO details_fts(details_fts, rank) VALUES ('hashsize', 8388608);
 INSERT INTO events_fts(events_fts, rank) VALUES ('hashsize', 8388608);
 `,
 ];
-
-export const SCHEMA_VERSION = MIGRATIONS.length;

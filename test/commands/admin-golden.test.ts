@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { projectFolder } from "../../src/commands/import.ts";
-import { SCHEMA_VERSION } from "../../src/db/schema.ts";
+import { SCHEMA_VERSION } from "../../src/db/version.ts";
 import { FIXTURES, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
 

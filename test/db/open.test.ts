@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite, peekUserVersion } from "../../src/db/open.ts";
-import { SCHEMA_VERSION } from "../../src/db/schema.ts";
+import { MIGRATIONS } from "../../src/db/schema.ts";
+import { SCHEMA_VERSION } from "../../src/db/version.ts";
 import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
 describe("database module", () => {
@@ -49,6 +50,10 @@ describe("database module", () => {
       expect(names).toContain(t);
     expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: SCHEMA_VERSION });
     db.close();
+  });
+
+  test("the schema version is the number of migrations (said apart so a current open loads none)", () => {
+    expect(MIGRATIONS.length).toBe(SCHEMA_VERSION);
   });
 
   test("a database from a newer version is refused and never modified", () => {

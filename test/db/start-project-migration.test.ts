@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { transcriptFolderOf } from "../../src/core/paths.ts";
-import { MIGRATIONS, SCHEMA_VERSION } from "../../src/db/schema.ts";
+import { MIGRATIONS } from "../../src/db/schema.ts";
+import { SCHEMA_VERSION } from "../../src/db/version.ts";
 import { runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, statSync } from "node:fs";
+import { chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { SETTLED_MS } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { SAMPLE, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, isOneLine, snapshot, unprivileged } from "./harness.ts";
@@ -111,6 +112,56 @@ describe("reads never write (docs/architecture.md)", () => {
       chmodSync(dir.path, 0o700);
       chmodSync(path, 0o600);
     }
+  }, 60_000);
+
+  test("the status line keeps what it read in the marks directory only; where it cannot write, it works and creates nothing", async () => {
+    using dir = tempDir("tl-ro-status-");
+    const path = fill(dir.path);
+    const stdin = JSON.stringify({
+      session_id: SESSION,
+      context_window: {
+        context_window_size: 200_000,
+        current_usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+    const line = (prefix: string[]) =>
+      Bun.spawnSync([...prefix, "bun", CLI, "statusline"], {
+        env: childEnv({ HOME: "/tmp", THROUGHLINE_DB: path }),
+        stdin: Buffer.from(stdin),
+        cwd: "/tmp",
+      });
+    // Every file below the directory, but the SQLite side files a reader may map.
+    const files = () =>
+      readdirSync(dir.path, { recursive: true, encoding: "utf8" })
+        .filter((f) => !/^throughline\.db-(wal|shm)$/.test(f))
+        .sort();
+    // Past the settling time: a state is kept only once the files have settled (src/db/pending-marks.ts).
+    await Bun.sleep(SETTLED_MS + 50);
+    const how = readerThatCannotWrite();
+    if (how !== null) {
+      chmodSync(path, 0o444);
+      chmodSync(dir.path, 0o555);
+      try {
+        const before = snapshot(dir.path);
+        const listed = files();
+        const r = line(how.prefix);
+        expect({ exitCode: r.exitCode, stdout: r.stdout.toString() }).toEqual({
+          exitCode: 0,
+          stdout: "ctx 10 / 200k (0%) · mem 4 turns\n",
+        });
+        expect(snapshot(dir.path)).toEqual(before);
+        expect(files()).toEqual(listed);
+      } finally {
+        chmodSync(dir.path, 0o700);
+        chmodSync(path, 0o600);
+      }
+    }
+    const before = files();
+    const r = line([]);
+    expect(r.stdout.toString()).toBe("ctx 10 / 200k (0%) · mem 4 turns\n");
+    const status = join("throughline.db-pending", "status");
+    expect(files()).toEqual([...before, status, join(status, SESSION)].sort());
+    expect(line([]).stdout.toString()).toBe("ctx 10 / 200k (0%) · mem 4 turns\n");
   }, 60_000);
 
   test("after a hook left its commit in the WAL, a reader that cannot write sees it and creates nothing", async () => {

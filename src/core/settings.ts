@@ -17,7 +17,7 @@ const OURS = new RegExp(
 );
 
 export function isOurCommand(command: string): boolean {
-  return OURS.test(command);
+  return OURS.test(hookProgram(command));
 }
 
 /**
@@ -27,16 +27,30 @@ export function isOurCommand(command: string): boolean {
  * (docs/hooks.md, "Detached Stop and SubagentStop"). Windows shells get the bare command.
  */
 export const TERM_SHIELD = `${TERM_TRAP}exec `;
+/**
+ * The form registered now: the shell ignores TERM and HUP, starts the hook in the background
+ * with the payload on its stdin (a background command's stdin is /dev/null unless redirected, so
+ * the shell keeps it as fd 3 first) and its output on /dev/null, and exits at once. The client
+ * waits for that shell only; the hook, shielded from birth, hands the payload to its worker as
+ * before (docs/hooks.md).
+ */
+export const BACKGROUND_HEAD = `${TERM_TRAP}exec 3<&0; `;
+export const BACKGROUND_TAIL = " <&3 3<&- >/dev/null 2>&1 &";
 /** The detached hooks: the ones `claude -p` could kill before Bun installs a handler. */
 const SHIELDED = DETACHED_SUBS;
 
 export function hookCommand(invocation: string, sub: string, platform: string = process.platform): string {
-  const shield = SHIELDED.has(sub) && platform !== "win32" ? TERM_SHIELD : "";
-  return `${shield}${invocation} hook ${sub}`;
+  const bare = `${invocation} hook ${sub}`;
+  return SHIELDED.has(sub) && platform !== "win32" ? `${BACKGROUND_HEAD}${bare}${BACKGROUND_TAIL}` : bare;
 }
 
-/** The program a hook command starts, without the shield: what doctor checks can run. */
+/**
+ * The program a hook command starts, without the shell around it (today's, or the `exec` form of
+ * earlier releases): what doctor checks can run, and what tells a command of ours.
+ */
 export function hookProgram(command: string): string {
+  if (command.startsWith(BACKGROUND_HEAD) && command.endsWith(BACKGROUND_TAIL))
+    return command.slice(BACKGROUND_HEAD.length, -BACKGROUND_TAIL.length);
   return command.startsWith(TERM_SHIELD) ? command.slice(TERM_SHIELD.length) : command;
 }
 

@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { BUNDLE, bundleHeader, PLUGIN_DIR, pluginFiles, REPO_DIR } from "../../scripts/build-plugin.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
 import {
+  BACKGROUND_HEAD,
+  BACKGROUND_TAIL,
+  hookCommand,
+  hookProgram,
   isOurCommand,
   mergeHooks,
   mergePermissions,
@@ -109,7 +113,11 @@ describe("install / uninstall (docs/contract.md#hooks)", () => {
       Stop: [
         {
           hooks: [
-            { type: "command", command: `${TERM_SHIELD}/opt/throughline hook stop`, async: true },
+            {
+              type: "command",
+              command: `${BACKGROUND_HEAD}/opt/throughline hook stop${BACKGROUND_TAIL}`,
+              async: true,
+            },
             { type: "command", command: "other" },
           ],
         },
@@ -118,6 +126,23 @@ describe("install / uninstall (docs/contract.md#hooks)", () => {
     expect(removeHooks(next)).toEqual({
       hooks: { Stop: [{ hooks: [{ type: "command", command: "other" }] }] },
     });
+  });
+
+  test("the previous release's Stop entry (the shell's `exec` form) is ours: upgraded to the background form, removed by uninstall", () => {
+    const previous = `${TERM_SHIELD}/opt/throughline hook stop`;
+    expect(isOurCommand(previous)).toBe(true);
+    expect(hookProgram(previous)).toBe("/opt/throughline hook stop");
+    const current = hookCommand("/opt/throughline", "stop", "linux");
+    expect(current).toBe(`${BACKGROUND_HEAD}/opt/throughline hook stop${BACKGROUND_TAIL}`);
+    expect(isOurCommand(current)).toBe(true);
+    expect(hookProgram(current)).toBe("/opt/throughline hook stop");
+    // A foreign command that happens to end like ours in the background is not taken for ours.
+    expect(isOurCommand(`${BACKGROUND_HEAD}/opt/other-tool run${BACKGROUND_TAIL}`)).toBe(false);
+    const old = { hooks: { Stop: [{ hooks: [{ type: "command", command: previous, async: true }] }] } };
+    const next = mergeHooks(old, "/opt/throughline");
+    expect(JSON.stringify(next.hooks)).toContain(JSON.stringify(current));
+    expect(JSON.stringify(next.hooks)).not.toContain(JSON.stringify(previous));
+    expect(removeHooks(next)).toEqual({});
   });
 
   test("invalid JSON → exit 1, clear message, file untouched", () => {

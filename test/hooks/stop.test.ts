@@ -1,8 +1,16 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
-import { hookCommand, hookProgram, TERM_SHIELD } from "../../src/core/settings.ts";
+import { BACKGROUND_HEAD, hookCommand, hookProgram } from "../../src/core/settings.ts";
 import { storedFinalText } from "../../src/db/queries/capture.ts";
 import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { runHook } from "../../src/hooks/run.ts";
@@ -169,7 +177,7 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
     async () => {
       using dir = tempDir();
       const command = hookCommand(CLI_INVOCATION, "stop");
-      expect(command).toStartWith(TERM_SHIELD);
+      expect(command).toStartWith(BACKGROUND_HEAD);
       expect(await terminatedAtOnce(command, dir.path, "cccccccc-0000-4000-8000-000000000011")).toBe(1);
       // The race is real: without the shield the signal loses the turn. Sent at once: a 5 ms timer on
       // a loaded machine can fire after the bare hook has already handed its work to the detached
@@ -179,6 +187,63 @@ describe("hook stop: contract (docs/contract.md#hooks)", () => {
         await terminatedAtOnce(hookProgram(command), bare.path, "cccccccc-0000-4000-8000-000000000012", 0),
       ).toBe(0);
     },
+  );
+
+  test.skipIf(process.platform !== "linux")(
+    "the registered command exits before its payload is even written: the client waits for the shell alone",
+    async () => {
+      using dir = tempDir();
+      const payload = oneTurn(dir.path, "cccccccc-0000-4000-8000-000000000015");
+      // A pipe this test writes when it chooses: a FIFO opened read-write (Linux does not block on
+      // that). The hook stops reading once its payload parses, so it needs no end of input.
+      const fifo = join(dir.path, "stdin.fifo");
+      expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+      const fd = openSync(fifo, "r+");
+      try {
+        const shell = Bun.spawn(["/bin/sh", "-c", hookCommand(CLI_INVOCATION, "stop")], {
+          env: envFor(dir.path),
+          stdin: fd,
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        // Nothing written yet: the `exec` form of earlier releases was still waiting for it here.
+        expect(await shell.exited).toBe(0);
+        expect(await new Response(shell.stdout).text()).toBe("");
+        expect(await new Response(shell.stderr).text()).toBe("");
+        writeSync(fd, payload);
+        expect(await storedWithin(join(dir.path, "tl.db"), 5_000)).toBe(1);
+      } finally {
+        closeSync(fd);
+      }
+    },
+    20_000,
+  );
+
+  test.skipIf(process.platform === "win32")(
+    "a payload that fails its check, through the registered command: exit 0, and the hook records one error",
+    async () => {
+      using dir = tempDir();
+      const env = envFor(dir.path);
+      const shell = Bun.spawn(["/bin/sh", "-c", hookCommand(CLI_INVOCATION, "stop")], {
+        env,
+        stdin: new Blob(["{nope"]),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(await shell.exited).toBe(0);
+      expect(await new Response(shell.stderr).text()).toBe("");
+      for (const end = Date.now() + 5_000; !existsSync(env.THROUGHLINE_DB) && Date.now() < end; )
+        await Bun.sleep(25);
+      let seen = { errors: 0, other: 0 };
+      for (const end = Date.now() + 5_000; seen.errors === 0 && Date.now() < end; await Bun.sleep(25))
+        try {
+          seen = onlyHookErrors(env.THROUGHLINE_DB);
+        } catch {
+          // the hook is still creating the database
+        }
+      expect(seen).toEqual({ errors: 1, other: 0 });
+    },
+    20_000,
   );
 
   /** The detached worker of the Stop hook whose database is `db`, found by its environment, once exec'd. */

@@ -295,7 +295,7 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
         },
         stdin: () => f.payload,
       }),
-      note: "until the hook process exits; the worker goes on",
+      note: "until the registered shell exits; the hook goes on in the background",
     };
     Bun.sleepSync(300);
   }

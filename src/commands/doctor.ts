@@ -6,7 +6,14 @@ import { formatIso } from "../core/clock.ts";
 import { selfInvocation, shellQuote } from "../core/invocation.ts";
 import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
-import { COMMAND_MARKER, hookProgram, missingRules, OUR_HOOKS, registeredHooks } from "../core/settings.ts";
+import {
+  BACKGROUND_HEAD,
+  COMMAND_MARKER,
+  hookProgram,
+  missingRules,
+  OUR_HOOKS,
+  registeredHooks,
+} from "../core/settings.ts";
 import { plural } from "../core/text.ts";
 import { openForRead, withReader } from "../db/open.ts";
 import { unmarkedRows, waitingClearMarks, waitingIntents } from "../db/pending-marks.ts";
@@ -98,11 +105,15 @@ function hookChecks(settingsPaths: string[]): Check[] {
       const problems: string[] = [];
       if (h.async !== spec.async) problems.push(spec.async ? "should be async" : "must not be async");
       if (!resolvable(hookProgram(h.command))) problems.push("command not found");
+      // Works, but the client waits for the whole hand-off (docs/hooks.md): worth a hint, not a failure.
+      const older =
+        spec.detached === true && process.platform !== "win32" && !h.command.startsWith(BACKGROUND_HEAD);
+      const rewrite = `run \`${selfInvocation()} install\` again to rewrite the entry`;
       checks.push({
         name: `hook ${spec.event}`,
         ok: problems.length === 0,
-        detail: `${h.command}${h.async ? " (async)" : ""} in ${h.file}${problems.length ? `: ${problems.join(", ")}` : ""}`,
-        ...(problems.length ? { fix: `run \`${selfInvocation()} install\` again to rewrite the entry` } : {}),
+        detail: `${h.command}${h.async ? " (async)" : ""} in ${h.file}${problems.length ? `: ${problems.join(", ")}` : ""}${older && !problems.length ? " (an earlier release's form: the client waits for the hand-off)" : ""}`,
+        ...(problems.length || older ? { fix: rewrite } : {}),
       });
     }
   }

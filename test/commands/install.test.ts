@@ -236,6 +236,25 @@ describe("install / uninstall (docs/contract.md#hooks)", () => {
     expect(bad.stdout).toContain(`fix: run \`${CLI_INVOCATION} install\``);
   });
 
+  test("doctor: a Stop entry in an earlier release's form is healthy, with a hint to rewrite it", () => {
+    using dir = tempDir();
+    const s = setup(dir.path, {});
+    runCli(["install"], { env: s.env });
+    const settings = s.read();
+    const entry = settings.hooks.Stop[0].hooks[0];
+    expect(entry.command).toBe(hookCommand(CLI_INVOCATION, "stop"));
+    entry.command = `${TERM_SHIELD}${hookProgram(entry.command)}`;
+    writeFileSync(s.file, JSON.stringify(settings));
+    const r = runCli(["doctor"], { env: s.env, cwd: dir.path });
+    expect(r.exitCode).toBe(0);
+    const lines = r.stdout.split("\n");
+    const at = lines.findIndex((l) => l.startsWith("ok   hook Stop: "));
+    expect(lines[at]).toEndWith("(an earlier release's form: the client waits for the hand-off)");
+    expect(lines[at + 1]).toBe(`     fix: run \`${CLI_INVOCATION} install\` again to rewrite the entry`);
+    runCli(["install"], { env: s.env });
+    expect(s.read().hooks.Stop[0].hooks[0].command).toBe(hookCommand(CLI_INVOCATION, "stop"));
+  });
+
   test("doctor: a missing allow rule is a problem, with the install command that adds it", () => {
     using dir = tempDir();
     const s = setup(dir.path, {});

@@ -12,7 +12,8 @@ import type { CommandDef } from "citty";
 import { type JsonObject, parseLine } from "../core/jsonl.ts";
 import { databasePath } from "../core/paths.ts";
 import { detectWindow, payloadUsage } from "../core/usage.ts";
-import { databaseState, hasIntent, keepStatus, keptStatus, type StatusFacts } from "../db/pending-marks.ts";
+import { databaseState, hasIntent, keepStatus, keptStatus } from "../db/pending-marks.ts";
+import type { StatuslineFacts } from "../db/queries/statusline.ts";
 import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
 
 /**
@@ -20,15 +21,14 @@ import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
  * read on a read-only connection (bun:sqlite and the queries load only then) and kept when the files
  * have settled. The state is taken before the read, so a write during it only makes the next line read.
  */
-async function memoryFacts(dbPath: string, sessionId: string): Promise<StatusFacts> {
+async function memoryFacts(dbPath: string, sessionId: string): Promise<StatuslineFacts> {
   const state = databaseState(dbPath);
   const kept = await keptStatus(dbPath, sessionId, state.key);
   if (kept) return kept;
   const { withReader } = require("../db/open.ts") as typeof import("../db/open.ts");
   const { statuslineFacts } =
     require("../db/queries/statusline.ts") as typeof import("../db/queries/statusline.ts");
-  const { turns, pending, baton } = withReader(dbPath, (db) => statuslineFacts(db, sessionId));
-  const facts = { turns, pending, baton };
+  const facts = withReader(dbPath, (db) => statuslineFacts(db, sessionId));
   if (state.settled) await keepStatus(dbPath, sessionId, state.key, facts);
   return facts;
 }

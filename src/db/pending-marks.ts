@@ -18,6 +18,7 @@
  * (docs/hooks.md, "Which session a /clear continues").
  */
 import type { Database } from "bun:sqlite";
+import type { StatuslineFacts } from "./queries/statusline.ts";
 
 /** What SessionStart(clear/startup) knew, kept in the session's mark until a prompt folds it in. */
 export interface StartIntent {
@@ -299,13 +300,6 @@ export function dropReadMarks(dbPath: string): void {
 // session, in `status/<session>`, with the state of the database files it was read at. Claude Code
 // redraws the line far more often than the database changes; an unchanged state answers from the file.
 
-/** What the status line reads of the database for one session. */
-export interface StatusFacts {
-  turns: number;
-  pending: boolean;
-  baton: boolean;
-}
-
 /**
  * Long enough that a write after a state was taken lands in a later modification time (Bun reads
  * it in whole ms; Linux file systems without fine-grained timestamps tick at 1-10 ms).
@@ -340,11 +334,11 @@ export async function keptStatus(
   dbPath: string,
   sessionId: string,
   key: string,
-): Promise<StatusFacts | null> {
+): Promise<StatuslineFacts | null> {
   if (!SAFE_ID.test(sessionId)) return null;
   try {
     const v = JSON.parse(await Bun.file(`${dirOf(dbPath)}/status/${sessionId}`).text()) as Partial<
-      StatusFacts & { key: string }
+      StatuslineFacts & { key: string }
     >;
     if (v?.key !== key || !Number.isInteger(v.turns)) return null;
     return { turns: v.turns as number, pending: v.pending === true, baton: v.baton === true };
@@ -358,7 +352,7 @@ export async function keepStatus(
   dbPath: string,
   sessionId: string,
   key: string,
-  facts: StatusFacts,
+  facts: StatuslineFacts,
 ): Promise<void> {
   await writeRecord(dbPath, sessionId, `status/${sessionId}`, { key, ...facts });
 }

@@ -4,8 +4,6 @@ import { chainParts, partsWhere } from "./forks.ts";
 import { resolveLive } from "./sessions.ts";
 
 export interface StatuslineFacts {
-  /** Live end of the session's chain. */
-  live: string;
   /** Turns memory holds for the chain. */
   turns: number;
   /** SessionStart recorded a handoff that the first prompt has not delivered yet. */
@@ -26,5 +24,5 @@ export function statuslineFacts(db: Database, sessionId: string): StatuslineFact
               EXISTS (SELECT 1 FROM handoff_batons WHERE session_id IN ($sid, $live)) AS baton`,
     )
     .get(params)!;
-  return { live, turns: row.turns, pending: row.pending === 1, baton: row.baton === 1 };
+  return { turns: row.turns, pending: row.pending === 1, baton: row.baton === 1 };
 }

@@ -8,6 +8,7 @@ import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import {
   BACKGROUND_HEAD,
+  backgrounded,
   COMMAND_MARKER,
   hookProgram,
   missingRules,
@@ -106,8 +107,7 @@ function hookChecks(settingsPaths: string[]): Check[] {
       if (h.async !== spec.async) problems.push(spec.async ? "should be async" : "must not be async");
       if (!resolvable(hookProgram(h.command))) problems.push("command not found");
       // Works, but the client waits for the whole hand-off (docs/hooks.md): worth a hint, not a failure.
-      const older =
-        spec.detached === true && process.platform !== "win32" && !h.command.startsWith(BACKGROUND_HEAD);
+      const older = backgrounded(spec.sub) && !h.command.startsWith(BACKGROUND_HEAD);
       const rewrite = `run \`${selfInvocation()} install\` again to rewrite the entry`;
       checks.push({
         name: `hook ${spec.event}`,

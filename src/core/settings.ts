@@ -39,9 +39,14 @@ export const BACKGROUND_TAIL = " <&3 3<&- >/dev/null 2>&1 &";
 /** The detached hooks: the ones `claude -p` could kill before Bun installs a handler. */
 const SHIELDED = DETACHED_SUBS;
 
+/** Whether `sub` is registered behind the background shell on `platform` (Windows gets the bare command). */
+export function backgrounded(sub: string, platform: string = process.platform): boolean {
+  return SHIELDED.has(sub) && platform !== "win32";
+}
+
 export function hookCommand(invocation: string, sub: string, platform: string = process.platform): string {
   const bare = `${invocation} hook ${sub}`;
-  return SHIELDED.has(sub) && platform !== "win32" ? `${BACKGROUND_HEAD}${bare}${BACKGROUND_TAIL}` : bare;
+  return backgrounded(sub, platform) ? `${BACKGROUND_HEAD}${bare}${BACKGROUND_TAIL}` : bare;
 }
 
 /**

@@ -60,6 +60,11 @@ function copyDb(from: string, to: string): void {
   if (existsSync(`${from}-pending`)) cpSync(`${from}-pending`, `${to}-pending`, { recursive: true });
 }
 
+/** Waits (up to 5 s) until `path` exists, or with `present` false until it is gone. */
+function waitForFile(path: string, present = true): void {
+  for (let i = 0; i < 500 && existsSync(path) !== present; i++) Bun.sleepSync(10);
+}
+
 /** Ingests all but the last turn into a template database; returns the paths a run needs. */
 function stopFixture(name: string, turns: number, bytesPerTurn: number) {
   const id = `bench-${name}`;
@@ -248,6 +253,94 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       .get(pNew)?.prepared;
     db.close();
     if (used !== 1) throw new Error(`bench: the handoff of ${pNew} did not print the prepared push`);
+  }
+
+  // The same first prompt when SessionStart(clear)'s follow-up rehearsed it (docs/hooks.md, "The
+  // push printed ahead"): the rehearsal runs untimed after the copy, as it runs behind the client
+  // (it waits until the copied files settle), and the prompt prints what it kept; its own
+  // follow-up, the handoff, starts detached and is waited for untimed after the run.
+  {
+    let id = "";
+    const payloadOf = (event: string, extra: Record<string, unknown>) =>
+      JSON.stringify({
+        session_id: id,
+        transcript_path: join(WORK, `${id}.jsonl`),
+        cwd: PROJECT,
+        hook_event_name: event,
+        ...extra,
+      });
+    const aheadEnv = { ...env, THROUGHLINE_DETACH: "1" };
+    const label = "hook user-prompt-submit (the push printed ahead, 1,000-turn chain)";
+    out[label] = measure(opts.runs, () => [opts.bin, "hook", "user-prompt-submit"], {
+      env: aheadEnv,
+      before: () => {
+        waitForFile(`${runDb}-pending/printed/${id}`, false);
+        copyDb(pTemplate, runDb);
+        id = `d0000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+        const start: StartIntent = {
+          session_id: id,
+          source: "clear",
+          client: null,
+          prompt_id: null,
+          created_at: chainBorn + n * 1000,
+          cwd: PROJECT,
+          transcript_path: join(WORK, `${id}.jsonl`),
+        };
+        writeFileSync(`${runDb}-pending/${id}`, JSON.stringify(start));
+        const r = Bun.spawnSync([opts.bin, "hook", "session-start"], {
+          env: {
+            ...process.env,
+            ...aheadEnv,
+            THROUGHLINE_HOOK_WORKER: "1",
+            THROUGHLINE_PUSH_AHEAD: "1",
+            THROUGHLINE_HOOK_PAYLOAD: payloadOf("SessionStart", { source: "clear" }),
+          },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        if (r.exitCode !== 0 || !existsSync(`${runDb}-pending/ahead/${id}`))
+          throw new Error(`bench: no rehearsal for ${id}: ${r.stderr}`);
+      },
+      stdin: () => payloadOf("UserPromptSubmit", { prompt: "go on" }),
+    });
+    // A row that measured the handoff itself would be a wrong figure: the last run printed ahead,
+    // and its follow-up did the handoff.
+    waitForFile(`${runDb}-pending/printed/${id}`, false);
+    const db = openForRead(runDb);
+    const used = db
+      .query<{ prepared: number }, [string]>("SELECT prepared FROM injections WHERE session_id = ?")
+      .get(id)?.prepared;
+    db.close();
+    if (used !== 2) throw new Error(`bench: the prompt of ${id} did not print the push ahead`);
+  }
+
+  // SessionStart(clear) on the 1,000-turn chain: its intent, and the follow-up it starts for the
+  // rehearsal (timed until the hook exits; the rehearsal runs behind, waited for untimed).
+  {
+    let id = "";
+    out["hook session-start (clear, starts the rehearsal)"] = measure(
+      opts.runs,
+      () => [opts.bin, "hook", "session-start"],
+      {
+        env: { ...env, CLAUDE_PID: String(process.pid) },
+        before: () => {
+          if (id) waitForFile(`${runDb}-pending/ahead/${id}`);
+          copyDb(pTemplate, runDb);
+          id = `e0000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+        },
+        stdin: () =>
+          JSON.stringify({
+            session_id: id,
+            transcript_path: join(WORK, `${id}.jsonl`),
+            cwd: PROJECT,
+            hook_event_name: "SessionStart",
+            source: "clear",
+          }),
+      },
+    );
+    waitForFile(`${runDb}-pending/ahead/${id}`);
+    if (!existsSync(`${runDb}-pending/ahead/${id}`))
+      throw new Error(`bench: SessionStart(clear) of ${id} left no rehearsal`);
   }
 
   // Stop for the newest turn: the cost must not grow with the transcript.

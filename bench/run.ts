@@ -88,7 +88,9 @@ async function benchTimings(): Promise<void> {
       title: "waited for: the client does not go on until these exit",
       rows: {
         "hook session-start": "≤ 1.5×",
+        "hook session-start (clear, starts the rehearsal)": "≤ 1.5×",
         "hook user-prompt-submit (no pending)": "≤ 1.5×",
+        "hook user-prompt-submit (the push printed ahead, 1,000-turn chain)": "≤ 2×",
         "hook user-prompt-submit (handoff, 1,000-turn chain, prepared push)": "≤ 2×",
         "hook user-prompt-submit (handoff, 1,000-turn chain)": "≤ 2×",
         "hook session-start (after compaction: the push, 1,000-turn chain)": "≤ 2×",

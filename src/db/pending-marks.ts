@@ -432,3 +432,118 @@ export async function clearMarksFolded(dbPath: string, names: readonly string[])
       // another writer folded it too
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The push printed ahead (docs/hooks.md, "The push printed ahead"): what a rehearsal of a session's
+// first handoff would print, in `ahead/<session>`, with the state of everything the handoff reads
+// outside the database's own pages; `printed/<session>` says a prompt printed it, so the handoff
+// that follows prints nothing.
+
+/** One file as a state: its size and modification time (0 for a missing or empty one). */
+function fileState(f: ReturnType<typeof Bun.file>): { part: string; time: number } {
+  const size = f.size;
+  // An empty file (a log with no frames, a mark being written) says no more than a missing one.
+  const time = size > 0 ? timeOf(f) : 0;
+  return { part: `${size}.${time}`, time };
+}
+
+/**
+ * The state a handoff reads: the database file and its log, the marks (this directory's files
+ * and its clear marks), and the transcripts it may read further. Any write to one of them
+ * changes its size or modification time; `newest` is the latest of those times, for SETTLED_MS.
+ */
+export function handoffState(
+  dbPath: string,
+  transcripts: readonly string[],
+): { key: string; newest: number } {
+  const parts: string[] = [];
+  let newest = 0;
+  const add = (name: string, f: ReturnType<typeof Bun.file>) => {
+    const s = fileState(f);
+    parts.push(`${name}:${s.part}`);
+    if (s.time > newest) newest = s.time;
+  };
+  add("db", Bun.file(dbPath));
+  add("wal", Bun.file(`${dbPath}-wal`));
+  for (const sub of ["", "clear/"]) {
+    let names: string[] = [];
+    try {
+      names = [...new Bun.Glob("*").scanSync({ cwd: `${dirOf(dbPath)}/${sub}`, onlyFiles: true })].sort();
+    } catch {
+      // no such directory: nothing marked there
+    }
+    for (const name of names) add(`${sub}${name}`, Bun.file(`${dirOf(dbPath)}/${sub}${name}`));
+  }
+  for (const t of transcripts) add(`t:${t}`, Bun.file(t));
+  return { key: parts.join("|"), newest };
+}
+
+/** A rehearsed push and what it was rehearsed from (src/hooks/push-ahead.ts). */
+export interface AheadRecord {
+  key: string;
+  transcripts: string[];
+  text: string;
+  version: string;
+  invocation: string;
+  cwd: string | null;
+  transcript_path: string | null;
+}
+
+export async function writeAhead(dbPath: string, sessionId: string, record: AheadRecord): Promise<boolean> {
+  return writeRecord(dbPath, sessionId, `ahead/${sessionId}`, record);
+}
+
+/** The session's rehearsed push, or null (none, or not readable as one). */
+export async function readAhead(dbPath: string, sessionId: string): Promise<AheadRecord | null> {
+  if (!SAFE_ID.test(sessionId)) return null;
+  const f = Bun.file(`${dirOf(dbPath)}/ahead/${sessionId}`);
+  if (f.size === 0) return null;
+  try {
+    const v = JSON.parse(await f.text()) as Partial<AheadRecord>;
+    if (typeof v?.key !== "string" || typeof v.text !== "string" || !Array.isArray(v.transcripts))
+      return null;
+    return v as AheadRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** Before a prompt prints a rehearsed push: the handoff that follows then prints nothing. */
+export async function writePrinted(dbPath: string, sessionId: string, text: string): Promise<boolean> {
+  return writeRecord(dbPath, sessionId, `printed/${sessionId}`, { text });
+}
+
+/** The push a prompt printed ahead of the session's handoff, or null. */
+export async function readPrinted(dbPath: string, sessionId: string): Promise<string | null> {
+  if (!SAFE_ID.test(sessionId)) return null;
+  const f = Bun.file(`${dirOf(dbPath)}/printed/${sessionId}`);
+  if (f.size === 0) return null;
+  try {
+    const v = JSON.parse(await f.text()) as { text?: unknown };
+    return typeof v?.text === "string" ? v.text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Once the handoff is committed: the session's rehearsal and its printed record go (native). */
+export async function dropAhead(dbPath: string, sessionId: string): Promise<void> {
+  if (!SAFE_ID.test(sessionId)) return;
+  for (const sub of ["ahead", "printed"]) {
+    try {
+      await Bun.file(`${dirOf(dbPath)}/${sub}/${sessionId}`).unlink();
+    } catch {
+      // never written, or gone already
+    }
+  }
+}
+
+/** Whether a prompt printed the session's push ahead of its handoff (one native stat). */
+export function hasPrinted(dbPath: string, sessionId: string): boolean {
+  return SAFE_ID.test(sessionId) && Bun.file(`${dirOf(dbPath)}/printed/${sessionId}`).size > 0;
+}
+
+/** Whether a rehearsed push is kept for the session (one native stat). */
+export function hasAhead(dbPath: string, sessionId: string): boolean {
+  return SAFE_ID.test(sessionId) && Bun.file(`${dirOf(dbPath)}/ahead/${sessionId}`).size > 0;
+}

@@ -18,4 +18,17 @@ export interface HookContext {
   env: Env;
   now: () => number;
   event: string;
+  /**
+   * Asks for a hook run after this one, in its own process that outlives the client's wait
+   * (docs/hooks.md, "The push printed ahead"): the process shell starts it detached once this
+   * hook is done; in-process callers (tests) find it in the outcome and run it, or not, themselves.
+   */
+  followUp?: (f: FollowUp) => void;
+}
+
+/** A hook event to run again, with its payload and environment additions. */
+export interface FollowUp {
+  event: string;
+  payload: HookPayload;
+  env: Record<string, string>;
 }

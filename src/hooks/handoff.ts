@@ -13,7 +13,9 @@ import {
   type ClearMark,
   clearMarksFolded,
   clearPendingMark,
+  dropAhead,
   intentFolded,
+  readPrinted,
   type StartIntent,
   unreadableLine,
   waitingClearMarks,
@@ -42,7 +44,8 @@ import { type HandoffTrace, takePrepared } from "./prepared-push.ts";
  * Consume the pending handoff in one IMMEDIATE transaction; returns the push text, if any.
  * Which predecessor, and why, is recorded with the handoff (`doctor --session` shows it).
  * `intents` (oldest first) are what SessionStarts left in the marks: claimed first, under the
- * same lock, each as of its own birth.
+ * same lock, each as of its own birth. A push a prompt already printed ahead of this handoff
+ * (src/hooks/push-ahead.ts) is not printed again.
  */
 export async function handoff(
   ctx: HookContext,
@@ -61,43 +64,99 @@ export async function handoff(
     warnings.push(
       `skipped ${clears.unreadable.length} unreadable SessionEnd(clear) mark(s): ${clears.unreadable.slice(0, 3).join(", ")}`,
     );
-  const push = writeTransaction(db, (): string | undefined => {
-    const trace: HandoffTrace = {
-      generation: contentGeneration(db),
-      merged: [],
-      ingested: false,
-      claimed: [],
-    };
-    for (const { mark } of clears.marks) foldClearMark(ctx, mark);
-    for (const start of intents)
-      (fold(ctx, start, trace) === "spent" ? consumed : folded).push(start.session_id);
-    // Re-read inside the write lock: of two racing prompts only one consumes the row.
-    if (!settle(ctx, ctx.sessionId, 0, warnings, consumed, trace)) return undefined;
-    const invocation = selfInvocation();
-    // The Stop worker's render when nothing changed since; the same text either way.
-    const prepared = takePrepared(db, ctx.sessionId, trace, invocation);
-    const result = prepared ?? renderPush(db, ctx.sessionId, invocation);
-    if (result.stats.injected_turns === 0 && result.stats.remaining_turns + result.stats.older_turns === 0)
-      return undefined;
-    recordInjection(db, {
-      session_id: ctx.sessionId,
-      created_at: ctx.now(),
-      ...result.stats,
-      truncated_newest: result.stats.truncated_newest ? 1 : 0,
-      prepared: prepared ? 1 : 0,
-    });
-    return result.text;
-  });
+  const printed = await readPrinted(path, ctx.sessionId);
+  const { text: push } = writeTransaction(db, () =>
+    handoffBody(ctx, clears.marks, intents, { warnings, consumed, folded, printed: printed !== null }),
+  );
   // Only once the rows are committed, or gone for good (src/db/pending-marks.ts).
   await clearMarksFolded(path, [...clears.marks.map((c) => c.name), ...clears.unreadable]);
   for (const id of folded) if (!consumed.includes(id)) await intentFolded(path, id);
   for (const id of consumed) await clearPendingMark(path, id);
+  if (consumed.includes(ctx.sessionId) || printed !== null) await dropAhead(path, ctx.sessionId);
+  if (printed !== null && printed !== push)
+    warnings.push("the push printed ahead of this handoff differs from its own: a write landed between them");
   if (warnings.length > 0) {
     // Loaded only when there is something to record: the recorder needs the redactor (~1 ms to load).
     const { recordHookError } = await import("../db/queries/hook-errors.ts");
     for (const w of warnings) recordHookError(db, "user-prompt-submit", ctx.sessionId, w, ctx.now());
   }
-  return push;
+  return printed !== null ? undefined : push;
+}
+
+/** Thrown to roll a rehearsal back with what it found. */
+class Rehearsed {
+  readonly result: { text: string | undefined; transcripts: string[] };
+  constructor(result: { text: string | undefined; transcripts: string[] }) {
+    this.result = result;
+  }
+}
+
+/**
+ * The handoff `handoff` would do now, rolled back: its push and the transcripts it read
+ * (src/hooks/push-ahead.ts). Nothing is written, to the database or to the marks; null when a
+ * mark does not parse (the handoff would report it) or nothing would be pushed.
+ */
+export async function rehearseHandoff(
+  ctx: HookContext,
+  intents: readonly StartIntent[],
+): Promise<{ text: string; transcripts: string[] } | null> {
+  const clears = await waitingClearMarks(databasePath(ctx.env));
+  if (clears.unreadable.length > 0) return null;
+  const noted = {
+    warnings: [] as string[],
+    consumed: [] as string[],
+    folded: [] as string[],
+    printed: false,
+  };
+  try {
+    writeTransaction(ctx.db, () => {
+      throw new Rehearsed(handoffBody(ctx, clears.marks, intents, noted));
+    });
+  } catch (err) {
+    if (!(err instanceof Rehearsed)) throw err;
+    const { text, transcripts } = err.result;
+    return text === undefined || noted.warnings.length > 0 ? null : { text, transcripts };
+  }
+  return null;
+}
+
+/** The handoff's transaction: the folds, the settle, the push and its record. */
+function handoffBody(
+  ctx: HookContext,
+  clearMarks: readonly { mark: ClearMark }[],
+  intents: readonly StartIntent[],
+  noted: { warnings: string[]; consumed: string[]; folded: string[]; printed: boolean },
+): { text: string | undefined; transcripts: string[] } {
+  const { db } = ctx;
+  const { warnings, consumed, folded } = noted;
+  const trace: HandoffTrace = {
+    generation: contentGeneration(db),
+    merged: [],
+    ingested: false,
+    claimed: [],
+    transcripts: [],
+  };
+  const done = (text: string | undefined) => ({ text, transcripts: trace.transcripts });
+  for (const { mark } of clearMarks) foldClearMark(ctx, mark);
+  for (const start of intents)
+    (fold(ctx, start, trace) === "spent" ? consumed : folded).push(start.session_id);
+  // Re-read inside the write lock: of two racing prompts only one consumes the row.
+  if (!settle(ctx, ctx.sessionId, 0, warnings, consumed, trace)) return done(undefined);
+  const invocation = selfInvocation();
+  // The Stop worker's render when nothing changed since; the same text either way.
+  const prepared = takePrepared(db, ctx.sessionId, trace, invocation);
+  const result = prepared ?? renderPush(db, ctx.sessionId, invocation);
+  if (result.stats.injected_turns === 0 && result.stats.remaining_turns + result.stats.older_turns === 0)
+    return done(undefined);
+  recordInjection(db, {
+    session_id: ctx.sessionId,
+    created_at: ctx.now(),
+    ...result.stats,
+    truncated_newest: result.stats.truncated_newest ? 1 : 0,
+    // 2: a prompt printed it ahead, from a rehearsal of this handoff (docs/contract.md).
+    prepared: noted.printed ? 2 : prepared ? 1 : 0,
+  });
+  return done(result.text);
 }
 
 /**
@@ -222,6 +281,7 @@ function settle(
     if (predId.cycle) warnings.push(`merged_into cycle found from ${decision.predecessor}`);
     const pred = getSession(db, predId.id);
     // Finish the predecessor's transcript first: the last turn before /clear had no Stop.
+    if (pred?.transcript_path) trace.transcripts.push(pred.transcript_path);
     if (pred?.transcript_path && mayHaveGrown(db, pred.transcript_path))
       try {
         const before = contentGeneration(db);

@@ -53,6 +53,8 @@ export interface HandoffTrace {
   ingested: boolean;
   /** The sessions whose SessionStart intent this handoff claimed (their links chosen just now). */
   claimed: string[];
+  /** The transcripts the handoff looked at to finish reading them (a rehearsal's state includes them). */
+  transcripts: string[];
 }
 
 /**

@@ -8,10 +8,10 @@ import type { Database } from "bun:sqlite";
 import { isNever, type NeverList, neverPath, parseNever } from "../core/never.ts";
 import { databasePath, type Env } from "../core/paths.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
-import type { HookContext, HookPayload } from "./context.ts";
+import type { FollowUp, HookContext, HookPayload } from "./context.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
 
-export type { HookContext, HookPayload };
+export type { FollowUp, HookContext, HookPayload };
 
 /** A handler returns what to print on stdout (reaches the model for SessionStart/UserPromptSubmit). */
 export type HookHandler = (ctx: HookContext) => Promise<string | undefined> | string | undefined;
@@ -37,7 +37,17 @@ export interface HookOutcome {
   exitCode: 0 | 1;
   stdout: string;
   stderr: string;
+  /** What the handler asked to run after it (HookContext.followUp). */
+  followUp?: FollowUp;
 }
+
+/**
+ * The payload a follow-up receives in its environment instead of on stdin: its process is
+ * started detached and its parent does not wait to write a pipe (src/hooks/run.ts startFollowUp).
+ */
+export const FOLLOW_UP_PAYLOAD_ENV = "THROUGHLINE_HOOK_PAYLOAD";
+/** Set in a follow-up's environment: it does the work and starts no follow-up of its own. */
+export const HOOK_WORKER_ENV = "THROUGHLINE_HOOK_WORKER";
 
 /** Pure of process I/O, so tests can drive every path in-process. */
 export async function runHook(
@@ -86,6 +96,7 @@ export async function runHook(
     }
     const handler = await load();
     let sessionProject: string | null | undefined;
+    let followUp: FollowUp | undefined;
     const out = await handler({
       get db() {
         db ??= openWriter(path);
@@ -112,8 +123,11 @@ export async function runHook(
       env,
       now,
       event,
+      followUp: (f) => {
+        followUp = f;
+      },
     });
-    return { exitCode: 0, stdout: out ?? "", stderr: "" };
+    return { exitCode: 0, stdout: out ?? "", stderr: "", ...(followUp ? { followUp } : {}) };
   } catch (err) {
     // The event name comes from argv: escaped along with the message, so the line stays one line.
     const line = oneLine(`throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`);
@@ -160,7 +174,8 @@ export async function runHookProcess(event: string, stdinText?: string): Promise
   const env = process.env;
   let out: HookOutcome;
   try {
-    const text = env[INSIDE_SUMMARIZER_ENV] === "1" ? "" : (stdinText ?? (await readPayloadText()));
+    const given = env[HOOK_WORKER_ENV] === "1" ? env[FOLLOW_UP_PAYLOAD_ENV] : undefined;
+    const text = env[INSIDE_SUMMARIZER_ENV] === "1" ? "" : (given ?? stdinText ?? (await readPayloadText()));
     out = await runHook(event, text, env);
   } catch (err) {
     // Last line of defence: a hook never prints a stack trace and never exits 2.
@@ -168,5 +183,27 @@ export async function runHookProcess(event: string, stdinText?: string): Promise
   }
   if (out.stdout) await Bun.write(Bun.stdout, out.stdout.endsWith("\n") ? out.stdout : `${out.stdout}\n`);
   if (out.stderr) await Bun.write(Bun.stderr, out.stderr);
+  if (out.followUp) startFollowUp(out.followUp, env);
   process.exitCode = out.exitCode;
+}
+
+/**
+ * Starts a follow-up in a new session (setsid) that nothing waits for: the client's wait ends when
+ * this process exits, and its kills reach neither this process group nor that one. Best effort: a
+ * follow-up that never runs leaves its work to the next hook (docs/hooks.md, "The push printed ahead").
+ */
+function startFollowUp(f: FollowUp, env: Env): void {
+  if (process.platform === "win32") return;
+  try {
+    const { selfArgv } = require("../core/invocation.ts") as typeof import("../core/invocation.ts");
+    Bun.spawn([...selfArgv(), "hook", f.event], {
+      env: { ...env, ...f.env, [HOOK_WORKER_ENV]: "1", [FOLLOW_UP_PAYLOAD_ENV]: JSON.stringify(f.payload) },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+      detached: true,
+    }).unref();
+  } catch {
+    // the next hook does the work
+  }
 }

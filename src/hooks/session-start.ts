@@ -12,6 +12,11 @@ import type { HookContext } from "./context.ts";
  * continues"). Until the marks are kept (a database no writer has opened yet) it claims at once.
  */
 export default async function sessionStart(ctx: HookContext): Promise<string | undefined> {
+  // The follow-up SessionStart(clear) asked for (src/hooks/push-ahead.ts): the rehearsal only.
+  if (ctx.env.THROUGHLINE_PUSH_AHEAD === "1" && ctx.env.THROUGHLINE_HOOK_WORKER === "1") {
+    await (require("./push-ahead.ts") as typeof import("./push-ahead.ts")).prepareAhead(ctx);
+    return undefined;
+  }
   const out = await recordStart(ctx);
   // After a compaction stdout is the push, for the model; the notice waits for a plain start.
   if (out !== undefined || ctx.payload.source === "compact") return out;
@@ -49,7 +54,11 @@ async function recordStart(ctx: HookContext): Promise<string | undefined> {
     cwd: typeof ctx.payload.cwd === "string" && ctx.payload.cwd ? ctx.payload.cwd : null,
     transcript_path: ctx.transcriptPath,
   };
-  if (await writeIntent(databasePath(ctx.env), start)) return undefined;
+  if (await writeIntent(databasePath(ctx.env), start)) {
+    // The first prompt's push, rehearsed behind the client (src/hooks/push-ahead.ts).
+    if (source === "clear") (require("./push-ahead.ts") as typeof import("./push-ahead.ts")).askAhead(ctx);
+    return undefined;
+  }
   const { claimStart } = require("./claim.ts") as typeof import("./claim.ts");
   const { writeTransaction } = require("../db/tx.ts") as typeof import("../db/tx.ts");
   // Which SessionEnds are still untaken is read, then claimed: one lock for both, so two

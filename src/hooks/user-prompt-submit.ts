@@ -2,6 +2,7 @@ import { isBatonPrompt } from "../core/handoff.ts";
 import { databasePath } from "../core/paths.ts";
 import {
   clearPendingMark,
+  hasAhead,
   hasIntent,
   pendingMark,
   readIntents,
@@ -50,6 +51,12 @@ export default async function userPromptSubmit(ctx: HookContext): Promise<string
   const prompt = typeof ctx.payload.prompt === "string" ? ctx.payload.prompt : "";
   const path = databasePath(ctx.env);
   let push: string | undefined;
+  // A push rehearsed behind the client, printed without the database (src/hooks/push-ahead.ts).
+  if (hasAhead(path, ctx.sessionId)) {
+    const { printAhead } = await import("./push-ahead.ts");
+    const ahead = await printAhead(ctx);
+    if (ahead !== null) return ahead;
+  }
   // What SessionStart left in the marks (its own and those born before it) is claimed first.
   const { intents, unreadable } = hasIntent(path, ctx.sessionId)
     ? await readIntents(path, ctx.sessionId)

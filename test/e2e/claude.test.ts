@@ -411,6 +411,12 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
         "the prepared push of the old session",
       );
       const newId = await clearSession(h, tmux, `Reply 5 ${tag}`);
+      // SessionStart(clear)'s follow-up rehearses the first prompt's handoff behind the client
+      // (docs/hooks.md, "The push printed ahead"); a user's first prompt comes seconds later.
+      await waitUntil(
+        () => existsSync(join(`${h.dbPath}-pending`, "ahead", newId)) || undefined,
+        "the rehearsed push of the new session",
+      );
       const next = `go on ${tag}`;
       await tmux.submit(next);
       await waitUntil(() => sessionRequests(h, newId).length >= 1, "the first request of the new session");
@@ -440,12 +446,14 @@ describe.skipIf(SKIP !== null)("Claude Code end to end", () => {
         db.query("SELECT merged_into FROM sessions WHERE id = ?").get(oldId),
       ) as { merged_into: string | null };
       expect(merged.merged_into).toBe(newId);
-      // What reached the model was the prepared text: nothing the client wrote between the last
-      // Stop and the first prompt (SessionEnd, SessionStart, /clear) changed what a push is made of.
+      // What reached the model was printed ahead, from the rehearsal, and the handoff ran after it
+      // in the prompt's follow-up: nothing the client wrote between SessionStart(clear) and the
+      // first prompt changed what the handoff reads, and the follow-up found the same text.
       const how = queryDb(h, (db) =>
         db.query("SELECT prepared FROM injections WHERE session_id = ?").all(newId),
       );
-      expect(how).toEqual([{ prepared: 1 }]);
+      expect(how).toEqual([{ prepared: 2 }]);
+      expect(queryDb(h, (db) => db.query("SELECT message FROM hook_errors").all())).toEqual([]);
 
       // A second prompt carries nothing new: the push is in its request once (as history).
       const again = `and again ${tag}`;

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
-import { runHook } from "../../src/hooks/run.ts";
+import { HOOK_WORKER_ENV, type HookOutcome, runHook } from "../../src/hooks/run.ts";
 import type { TranscriptBuilder } from "./transcript.ts";
 
 /** Drives hooks in-process with Claude Code-shaped payloads against one temp database. */
@@ -57,6 +57,18 @@ export class HookDriver {
     const out = await runHook(event, JSON.stringify(payload), this.env, () => this.clock);
     if (out.stderr) throw new Error(`hook ${event} failed: ${out.stderr}`);
     return out;
+  }
+  /**
+   * Runs what a hook asked to run after it (HookContext.followUp), as its detached process
+   * would: the same event, its payload, its environment additions; null when it asked for none.
+   */
+  async followUp(out: HookOutcome): Promise<HookOutcome | null> {
+    const f = out.followUp;
+    if (!f) return null;
+    const env = { ...this.env, ...f.env, [HOOK_WORKER_ENV]: "1" };
+    const done = await runHook(f.event, JSON.stringify(f.payload), env, () => this.clock);
+    if (done.stderr) throw new Error(`follow-up ${f.event} failed: ${done.stderr}`);
+    return done;
   }
   read<T>(fn: (db: Database) => T): T {
     const db = new Database(this.dbPath, { readonly: true });

@@ -189,14 +189,17 @@ export async function runHookProcess(event: string, stdinText?: string): Promise
 
 /**
  * Starts a follow-up in a new session (setsid) that nothing waits for: the client's wait ends when
- * this process exits, and its kills reach neither this process group nor that one. Best effort: a
+ * this process exits, and its kills reach neither this process group nor that one (the shell's
+ * background job stays in the shell's session). Best effort: a
  * follow-up that never runs leaves its work to the next hook (docs/hooks.md, "The push printed ahead").
  */
 function startFollowUp(f: FollowUp, env: Env): void {
   if (process.platform === "win32") return;
   try {
     const { selfArgv } = require("../core/invocation.ts") as typeof import("../core/invocation.ts");
-    Bun.spawn([...selfArgv(), "hook", f.event], {
+    // Through a shell that starts it in the background and exits: this process waits only for the
+    // small shell's exec, and the program's own start-up does not compete with this one's exit.
+    Bun.spawn(["/bin/sh", "-c", '"$@" &', "sh", ...selfArgv(), "hook", f.event], {
       env: { ...env, ...f.env, [HOOK_WORKER_ENV]: "1", [FOLLOW_UP_PAYLOAD_ENV]: JSON.stringify(f.payload) },
       stdin: "ignore",
       stdout: "ignore",

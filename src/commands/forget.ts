@@ -11,6 +11,7 @@ import { formatIso, instantFlag } from "../core/clock.ts";
 import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import { clip, plural } from "../core/text.ts";
 import { openForRead, openForWrite } from "../db/open.ts";
+import { dropAllAhead } from "../db/pending-marks.ts";
 import { resolveProject } from "../db/project.ts";
 import {
   deleteSelection,
@@ -163,6 +164,8 @@ export default defineCommand({
     let walTruncated: boolean;
     try {
       counts = writeTransaction(db, () => deleteSelection(db, sel));
+      // The pushes rehearsed for a first prompt are copies of turns too (docs/hooks.md).
+      dropAllAhead(path);
       walTruncated = scrub(db).walTruncated;
     } finally {
       db.close();

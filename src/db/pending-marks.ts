@@ -508,22 +508,41 @@ export async function readAhead(dbPath: string, sessionId: string): Promise<Ahea
   }
 }
 
-/** Before a prompt prints a rehearsed push: the handoff that follows then prints nothing. */
-export async function writePrinted(dbPath: string, sessionId: string, text: string): Promise<boolean> {
-  return writeRecord(dbPath, sessionId, `printed/${sessionId}`, { text });
+/** What a printed record holds of the push: a hash, so no copy of a turn stays behind it. */
+export function printedHash(text: string): string {
+  return Bun.hash(text).toString(36);
 }
 
-/** The push a prompt printed ahead of the session's handoff, or null. */
+/** Before a prompt prints a rehearsed push: the handoff that follows then prints nothing. */
+export async function writePrinted(dbPath: string, sessionId: string, text: string): Promise<boolean> {
+  return writeRecord(dbPath, sessionId, `printed/${sessionId}`, { hash: printedHash(text) });
+}
+
+/**
+ * The hash of the push a prompt printed ahead of the session's handoff, or null when none was. A
+ * record that does not parse still says one was printed (the handoff must not print it twice).
+ */
 export async function readPrinted(dbPath: string, sessionId: string): Promise<string | null> {
   if (!SAFE_ID.test(sessionId)) return null;
   const f = Bun.file(`${dirOf(dbPath)}/printed/${sessionId}`);
   if (f.size === 0) return null;
   try {
-    const v = JSON.parse(await f.text()) as { text?: unknown };
-    return typeof v?.text === "string" ? v.text : null;
+    const v = JSON.parse(await f.text()) as { hash?: unknown };
+    return typeof v?.hash === "string" ? v.hash : "";
   } catch {
-    return null;
+    return "";
   }
+}
+
+/**
+ * `forget`: every rehearsed push goes (each is a copy of turns). A prompt that finds none hands
+ * over itself; the printed records hold no text and stay for their handoffs.
+ */
+export function dropAllAhead(dbPath: string): void {
+  (require("node:fs") as typeof import("node:fs")).rmSync(`${dirOf(dbPath)}/ahead`, {
+    recursive: true,
+    force: true,
+  });
 }
 
 /** Once the handoff is committed: the session's rehearsal and its printed record go (native). */

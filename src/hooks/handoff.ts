@@ -15,6 +15,7 @@ import {
   clearPendingMark,
   dropAhead,
   intentFolded,
+  printedHash,
   readPrinted,
   type StartIntent,
   unreadableLine,
@@ -73,7 +74,7 @@ export async function handoff(
   for (const id of folded) if (!consumed.includes(id)) await intentFolded(path, id);
   for (const id of consumed) await clearPendingMark(path, id);
   if (consumed.includes(ctx.sessionId) || printed !== null) await dropAhead(path, ctx.sessionId);
-  if (printed !== null && printed !== push)
+  if (printed !== null && printed !== (push === undefined ? null : printedHash(push)))
     warnings.push("the push printed ahead of this handoff differs from its own: a write landed between them");
   if (warnings.length > 0) {
     // Loaded only when there is something to record: the recorder needs the redactor (~1 ms to load).

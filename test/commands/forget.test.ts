@@ -7,13 +7,23 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { writeAhead } from "../../src/db/pending-marks.ts";
 import { deleteSelection } from "../../src/db/queries/forget.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
+import { preparePush } from "../../src/hooks/prepared-push.ts";
 import { runCli, runShell, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
 import { bakedCommands, fileDigest, isoAt, Jsonl } from "../helpers/pull.ts";
@@ -222,6 +232,40 @@ describe("forget --match", () => {
     } finally {
       db.close();
     }
+  });
+
+  test("--yes: pushes rendered ahead (a prepared push, a push kept for a first prompt) go with the text", async () => {
+    using f = build();
+    const w = openForWrite(f.db);
+    try {
+      preparePush(w, B, "/usr/local/bin/throughline", Date.parse("2026-03-01T12:00:00Z"));
+      expect(w.query("SELECT count(*) AS n FROM prepared_pushes WHERE text LIKE '%Quokka%'").get()).toEqual({
+        n: 1,
+      });
+    } finally {
+      w.close();
+    }
+    const kept = {
+      key: "k",
+      transcripts: [],
+      text: `The push: ${SECRET}`,
+      version: "v",
+      invocation: "i",
+      cwd: null,
+      transcript_path: null,
+    };
+    expect(await writeAhead(f.db, "cccccccc-0000-4000-8000-00000000000c", kept)).toBe(true);
+    const pendingFiles = () =>
+      readdirSync(`${f.db}-pending`, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => readFileSync(join(e.parentPath, e.name)));
+    expect(pendingFiles().some((b) => b.includes(bytes(SECRET)))).toBe(true);
+    expect(onDisk(f.db, SECRET)).toBe(true);
+    const r = runCli(["forget", "--match", SECRET, "--yes", "--db", f.db]);
+    expect(r.stderr).toBe("");
+    expect(r.exitCode).toBe(0);
+    expect(onDisk(f.db, SECRET)).toBe(false);
+    expect(pendingFiles().some((b) => b.includes(bytes(SECRET)))).toBe(false);
   });
 
   test("the forgotten open turn is not captured again when the transcript grows", () => {

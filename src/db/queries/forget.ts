@@ -13,6 +13,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { moveForkPoints } from "./forks.ts";
+import { deleteAllPrepared } from "./prepared.ts";
 
 /** Every given part must hold (they narrow each other); at least one is given. */
 export interface ForgetSelector {
@@ -309,6 +310,8 @@ export function deleteSelection(db: Database, sel: ForgetSelector): ForgetCounts
   const untitled = run("UPDATE sessions SET title = NULL WHERE id IN (SELECT value FROM json_each($ids))", {
     ids: JSON.stringify(fates.untitle),
   });
+  // Pushes rendered ahead of a handoff are copies of turns: the next Stop prepares them again.
+  deleteAllPrepared(db);
   if (bodies > 0) db.run("INSERT INTO bodies_fts(bodies_fts) VALUES ('optimize')");
   if (details > 0) db.run("INSERT INTO details_fts(details_fts) VALUES ('optimize')");
   if (events > 0) db.run("INSERT INTO events_fts(events_fts) VALUES ('optimize')");

@@ -57,6 +57,11 @@ export function getPrepared(db: Database, sessionId: string): PreparedRow | null
   }
 }
 
+/** Every prepared push (forget: they are renders of turns, and any of them may hold the forgotten text). */
+export function deleteAllPrepared(db: Database): void {
+  db.run("DELETE FROM prepared_pushes");
+}
+
 export function deletePrepared(db: Database, sessionId: string): void {
   db.query("DELETE FROM prepared_pushes WHERE session_id = $id").run({ id: sessionId });
 }

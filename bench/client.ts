@@ -27,6 +27,7 @@ import { mergeHooks } from "../src/core/settings.ts";
 import {
   createHome,
   type E2EHome,
+  queryDb,
   REPO_ROOT,
   runShell,
   settingsPath,
@@ -57,6 +58,8 @@ export interface ClientSample {
   prompt: string;
   /** The request carried throughline's resume context (the push). */
   pushed: boolean;
+  /** Throughline's push came from the rehearsal (docs/hooks.md, "The push printed ahead"). */
+  ahead?: boolean;
 }
 
 export interface ClientCell {
@@ -222,6 +225,15 @@ function quartile1(xs: number[]): number {
   return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
 }
 
+/** Whether the newest push recorded in the home's database was printed ahead (`injections.prepared` = 2). */
+function printedAhead(h: E2EHome): boolean {
+  return (
+    queryDb(h, (db) =>
+      db.query<{ p: number }, []>("SELECT prepared AS p FROM injections ORDER BY id DESC LIMIT 1").get(),
+    )?.p === 2
+  );
+}
+
 /** Why the client part cannot run at all here, or null. */
 export function clientSkipReason(): string | null {
   if (!Bun.which("tmux")) return "tmux is not installed";
@@ -273,7 +285,11 @@ async function benchVersion(
         await clear(s);
         const prompt = `push ${tag} ${s.config} round ${r}`;
         const { ms, req } = await timedPrompt(s, prompt);
-        if (r > 0) samples.get(key(s.config, "push"))!.push({ ms, prompt, pushed: pushed(req) });
+        const ahead = s.config === "throughline" ? printedAhead(s.h) : undefined;
+        if (r > 0)
+          samples
+            .get(key(s.config, "push"))!
+            .push({ ms, prompt, pushed: pushed(req), ...(ahead === undefined ? {} : { ahead }) });
       }
     }
 
@@ -334,7 +350,11 @@ export function renderClient(reports: ClientVersionReport[]): string {
       const cell = (c: ClientConfig) => r.cells.find((x) => x.config === c && x.moment === m)!;
       const pushed = cell("throughline").samples.filter((s) => s.pushed).length;
       const verdict = res.met === null ? "n/a (no-op added ≤ 0)" : res.met ? "met" : "MISSED";
-      const push = m === "push" ? `  (push text in ${pushed}/${cell("throughline").samples.length})` : "";
+      const ahead = cell("throughline").samples.filter((s) => s.ahead).length;
+      const push =
+        m === "push"
+          ? `  (push text in ${pushed}/${cell("throughline").samples.length}, printed ahead in ${ahead})`
+          : "";
       lines.push(
         `    ${m.padEnd(8)} ${num(cell("none").median_ms, 8)} ${num(cell("no-op").median_ms, 8)} ${num(cell("throughline").median_ms, 12)} ${num(res.noop_added_ms, 8)} ${num(res.throughline_added_ms, 13)} ${ratio(res.ratio)}  ≤ ${CLIENT_GOAL}× ${verdict}${push}`,
       );

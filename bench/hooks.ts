@@ -18,6 +18,7 @@ import { hookCommand } from "../src/core/settings.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
 import { SETTLED_MS, type StartIntent } from "../src/db/pending-marks.ts";
 import { preparePush } from "../src/hooks/prepared-push.ts";
+import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../src/hooks/run.ts";
 import { TranscriptBuilder } from "../test/helpers/transcript.ts";
 import { measure, WORK } from "./lib.ts";
 
@@ -274,7 +275,9 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     out[label] = measure(opts.runs, () => [opts.bin, "hook", "user-prompt-submit"], {
       env: aheadEnv,
       before: () => {
+        // The last run's follow-up first: its handoff, then its close, before the copy replaces the files.
         waitForFile(`${runDb}-pending/printed/${id}`, false);
+        Bun.sleepSync(100);
         copyDb(pTemplate, runDb);
         id = `d0000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
         const start: StartIntent = {
@@ -291,9 +294,9 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
           env: {
             ...process.env,
             ...aheadEnv,
-            THROUGHLINE_HOOK_WORKER: "1",
-            THROUGHLINE_PUSH_AHEAD: "1",
-            THROUGHLINE_HOOK_PAYLOAD: payloadOf("SessionStart", { source: "clear" }),
+            [HOOK_WORKER_ENV]: "1",
+            [PUSH_AHEAD_ENV]: "1",
+            [FOLLOW_UP_PAYLOAD_ENV]: payloadOf("SessionStart", { source: "clear" }),
           },
           stdout: "pipe",
           stderr: "pipe",
@@ -324,7 +327,9 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       {
         env: { ...env, CLAUDE_PID: String(process.pid) },
         before: () => {
+          // The last run's rehearsal first, and its close, before the copy replaces the files.
           if (id) waitForFile(`${runDb}-pending/ahead/${id}`);
+          Bun.sleepSync(100);
           copyDb(pTemplate, runDb);
           id = `e0000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
         },

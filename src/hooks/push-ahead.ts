@@ -21,9 +21,8 @@ import {
 } from "../db/pending-marks.ts";
 import { VERSION } from "../version.ts";
 import type { HookContext, HookPayload } from "./context.ts";
+import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
 
-/** In a follow-up's environment: rehearse the handoff (set by SessionStart; "0" turns the ahead path off). */
-export const AHEAD_ENV = "THROUGHLINE_PUSH_AHEAD";
 /** How long the rehearsal waits for the files to settle before it gives up (a busy machine or window). */
 const SETTLE_LIMIT_MS = 2000;
 
@@ -31,8 +30,8 @@ const str = (x: unknown): string | null => (typeof x === "string" && x !== "" ? 
 
 /** SessionStart(clear), its intent in the marks: the rehearsal, behind the client. */
 export function askAhead(ctx: HookContext): void {
-  if (ctx.env[AHEAD_ENV] === "0" || ctx.env.THROUGHLINE_HOOK_WORKER === "1") return;
-  ctx.followUp?.({ event: "session-start", payload: ctx.payload, env: { [AHEAD_ENV]: "1" } });
+  if (ctx.env[PUSH_AHEAD_ENV] === "0" || ctx.env[HOOK_WORKER_ENV] === "1") return;
+  ctx.followUp?.({ event: "session-start", payload: ctx.payload, env: { [PUSH_AHEAD_ENV]: "1" } });
 }
 
 /**
@@ -80,7 +79,7 @@ export async function prepareAhead(ctx: HookContext): Promise<void> {
  * not for `/tl`, which stores a baton after its handoff.
  */
 export async function printAhead(ctx: HookContext): Promise<string | null> {
-  if (ctx.env.THROUGHLINE_HOOK_WORKER === "1" || ctx.env[AHEAD_ENV] === "0") return null;
+  if (ctx.env[HOOK_WORKER_ENV] === "1" || ctx.env[PUSH_AHEAD_ENV] === "0") return null;
   const prompt = typeof ctx.payload.prompt === "string" ? ctx.payload.prompt.trim() : "";
   if (isBatonPrompt(prompt)) return null;
   const path = databasePath(ctx.env);

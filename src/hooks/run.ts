@@ -30,6 +30,13 @@ const HANDLERS: Record<string, () => Promise<HookHandler>> = {
 
 export const HOOK_EVENTS = Object.keys(HANDLERS);
 
+/** Set in a worker's environment (the detached Stop worker, a follow-up): it does the work itself. */
+export const HOOK_WORKER_ENV = "THROUGHLINE_HOOK_WORKER";
+/** A follow-up's payload, given in its environment: nothing waits to write it a pipe. */
+export const FOLLOW_UP_PAYLOAD_ENV = "THROUGHLINE_HOOK_PAYLOAD";
+/** "1" in the follow-up that rehearses a handoff; "0" turns the push printed ahead off. */
+export const PUSH_AHEAD_ENV = "THROUGHLINE_PUSH_AHEAD";
+
 /** Set in the environment of the summarizer's own `claude -p`, so our hooks do nothing there. */
 export const INSIDE_SUMMARIZER_ENV = "THROUGHLINE_INSIDE_SUMMARIZER";
 
@@ -40,14 +47,6 @@ export interface HookOutcome {
   /** What the handler asked to run after it (HookContext.followUp). */
   followUp?: FollowUp;
 }
-
-/**
- * The payload a follow-up receives in its environment instead of on stdin: its process is
- * started detached and its parent does not wait to write a pipe (src/hooks/run.ts startFollowUp).
- */
-export const FOLLOW_UP_PAYLOAD_ENV = "THROUGHLINE_HOOK_PAYLOAD";
-/** Set in a follow-up's environment: it does the work and starts no follow-up of its own. */
-export const HOOK_WORKER_ENV = "THROUGHLINE_HOOK_WORKER";
 
 /** Pure of process I/O, so tests can drive every path in-process. */
 export async function runHook(

@@ -2,6 +2,7 @@ import { databasePath, historyNoticePath } from "../core/paths.ts";
 import { type StartIntent, writeIntent } from "../db/pending-marks.ts";
 import { clientProcess } from "./client.ts";
 import type { HookContext } from "./context.ts";
+import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
 
 /**
  * SessionStart only records intent: Claude Code sometimes fires a second, ghost SessionStart
@@ -13,7 +14,7 @@ import type { HookContext } from "./context.ts";
  */
 export default async function sessionStart(ctx: HookContext): Promise<string | undefined> {
   // The follow-up SessionStart(clear) asked for (src/hooks/push-ahead.ts): the rehearsal only.
-  if (ctx.env.THROUGHLINE_PUSH_AHEAD === "1" && ctx.env.THROUGHLINE_HOOK_WORKER === "1") {
+  if (ctx.env[PUSH_AHEAD_ENV] === "1" && ctx.env[HOOK_WORKER_ENV] === "1") {
     await (require("./push-ahead.ts") as typeof import("./push-ahead.ts")).prepareAhead(ctx);
     return undefined;
   }

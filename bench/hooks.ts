@@ -61,6 +61,32 @@ function copyDb(from: string, to: string): void {
   if (existsSync(`${from}-pending`)) cpSync(`${from}-pending`, `${to}-pending`, { recursive: true });
 }
 
+/** How the push of `sessionId` was made (`injections.prepared`: 0 rendered, 1 prepared, 2 printed ahead). */
+function pushMadeBy(dbPath: string, sessionId: string): number | undefined {
+  const db = openForRead(dbPath);
+  try {
+    return db
+      .query<{ prepared: number }, [string]>("SELECT prepared FROM injections WHERE session_id = ?")
+      .get(sessionId)?.prepared;
+  } finally {
+    db.close();
+  }
+}
+
+/** What SessionStart(clear) leaves in the marks for `id`: its intent, as of `createdAt`. */
+function writeClearIntent(dbPath: string, id: string, createdAt: number): void {
+  const start: StartIntent = {
+    session_id: id,
+    source: "clear",
+    client: null,
+    prompt_id: null,
+    created_at: createdAt,
+    cwd: PROJECT,
+    transcript_path: join(WORK, `${id}.jsonl`),
+  };
+  writeFileSync(`${dbPath}-pending/${id}`, JSON.stringify(start));
+}
+
 /** Waits (up to 5 s) until `path` exists, or with `present` false until it is gone. */
 function waitForFile(path: string, present = true): void {
   for (let i = 0; i < 500 && existsSync(path) !== present; i++) Bun.sleepSync(10);
@@ -189,16 +215,7 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       before: () => {
         copyDb(template, runDb);
         id = idOf(++n);
-        const start: StartIntent = {
-          session_id: id,
-          source: "clear",
-          client: null,
-          prompt_id: null,
-          created_at: chainBorn + n * 1000,
-          cwd: PROJECT,
-          transcript_path: join(WORK, `${id}.jsonl`),
-        };
-        writeFileSync(`${runDb}-pending/${id}`, JSON.stringify(start));
+        writeClearIntent(runDb, id, chainBorn + n * 1000);
       },
       stdin: () =>
         JSON.stringify({
@@ -246,15 +263,9 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     pTemplate,
     (i) => `c0000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
   )();
-  {
-    // A row that measured a render would be a wrong figure: the last run must have printed the prepared push.
-    const db = openForRead(runDb);
-    const used = db
-      .query<{ prepared: number }, [string]>("SELECT prepared FROM injections WHERE session_id = ?")
-      .get(pNew)?.prepared;
-    db.close();
-    if (used !== 1) throw new Error(`bench: the handoff of ${pNew} did not print the prepared push`);
-  }
+  // A row that measured a render would be a wrong figure: the last run must have printed the prepared push.
+  if (pushMadeBy(runDb, pNew) !== 1)
+    throw new Error(`bench: the handoff of ${pNew} did not print the prepared push`);
 
   // The same first prompt when SessionStart(clear)'s follow-up rehearsed it (docs/hooks.md, "The
   // push printed ahead"): the rehearsal runs untimed after the copy, as it runs behind the client
@@ -280,16 +291,7 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
         Bun.sleepSync(100);
         copyDb(pTemplate, runDb);
         id = `d0000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
-        const start: StartIntent = {
-          session_id: id,
-          source: "clear",
-          client: null,
-          prompt_id: null,
-          created_at: chainBorn + n * 1000,
-          cwd: PROJECT,
-          transcript_path: join(WORK, `${id}.jsonl`),
-        };
-        writeFileSync(`${runDb}-pending/${id}`, JSON.stringify(start));
+        writeClearIntent(runDb, id, chainBorn + n * 1000);
         const r = Bun.spawnSync([opts.bin, "hook", "session-start"], {
           env: {
             ...process.env,
@@ -309,12 +311,8 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     // A row that measured the handoff itself would be a wrong figure: the last run printed ahead,
     // and its follow-up did the handoff.
     waitForFile(`${runDb}-pending/printed/${id}`, false);
-    const db = openForRead(runDb);
-    const used = db
-      .query<{ prepared: number }, [string]>("SELECT prepared FROM injections WHERE session_id = ?")
-      .get(id)?.prepared;
-    db.close();
-    if (used !== 2) throw new Error(`bench: the prompt of ${id} did not print the push ahead`);
+    if (pushMadeBy(runDb, id) !== 2)
+      throw new Error(`bench: the prompt of ${id} did not print the push ahead`);
   }
 
   // SessionStart(clear) on the 1,000-turn chain: its intent, and the follow-up it starts for the

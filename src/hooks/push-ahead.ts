@@ -28,12 +28,6 @@ const SETTLE_LIMIT_MS = 2000;
 
 const str = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
 
-/** SessionStart(clear), its intent in the marks: the rehearsal, behind the client. */
-export function askAhead(ctx: HookContext): void {
-  if (ctx.env[PUSH_AHEAD_ENV] === "0" || ctx.env[HOOK_WORKER_ENV] === "1") return;
-  ctx.followUp?.({ event: "session-start", payload: ctx.payload, env: { [PUSH_AHEAD_ENV]: "1" } });
-}
-
 /**
  * The follow-up: once nothing was written for SETTLED_MS (so a later write cannot share a
  * modification time), rehearse, and keep the push only if the state is still settled after it,

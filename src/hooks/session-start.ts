@@ -56,8 +56,10 @@ async function recordStart(ctx: HookContext): Promise<string | undefined> {
     transcript_path: ctx.transcriptPath,
   };
   if (await writeIntent(databasePath(ctx.env), start)) {
-    // The first prompt's push, rehearsed behind the client (src/hooks/push-ahead.ts).
-    if (source === "clear") (require("./push-ahead.ts") as typeof import("./push-ahead.ts")).askAhead(ctx);
+    // The first prompt's push, rehearsed behind the client (src/hooks/push-ahead.ts), which this
+    // hook does not load: asking is one call.
+    if (source === "clear" && ctx.env[PUSH_AHEAD_ENV] !== "0")
+      ctx.followUp?.({ event: "session-start", payload: ctx.payload, env: { [PUSH_AHEAD_ENV]: "1" } });
     return undefined;
   }
   const { claimStart } = require("./claim.ts") as typeof import("./claim.ts");

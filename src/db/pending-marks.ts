@@ -450,18 +450,22 @@ function fileState(f: ReturnType<typeof Bun.file>): { part: string; time: number
 /**
  * The state a handoff reads: the database file and its log, the marks (this directory's files
  * and its clear marks), and the transcripts it may read further. Any write to one of them
- * changes its size or modification time; `newest` is the latest of those times, for SETTLED_MS.
+ * changes its size or modification time; `newest` is the latest of those times. `settledMs` is
+ * how long after `newest` a later write is sure to have a later time: SETTLED_MS, or a second more
+ * where every time is a whole second (ext3 and HFS+ keep no finer ones).
  */
 export function handoffState(
   dbPath: string,
   transcripts: readonly string[],
-): { key: string; newest: number } {
+): { key: string; newest: number; settledMs: number } {
   const parts: string[] = [];
   let newest = 0;
+  let wholeSeconds = true;
   const add = (name: string, f: ReturnType<typeof Bun.file>) => {
     const s = fileState(f);
     parts.push(`${name}:${s.part}`);
     if (s.time > newest) newest = s.time;
+    if (s.time % 1000 !== 0) wholeSeconds = false;
   };
   add("db", Bun.file(dbPath));
   add("wal", Bun.file(`${dbPath}-wal`));
@@ -475,7 +479,7 @@ export function handoffState(
     for (const name of names) add(`${sub}${name}`, Bun.file(`${dirOf(dbPath)}/${sub}${name}`));
   }
   for (const t of transcripts) add(`t:${t}`, Bun.file(t));
-  return { key: parts.join("|"), newest };
+  return { key: parts.join("|"), newest, settledMs: wholeSeconds ? 1000 + SETTLED_MS : SETTLED_MS };
 }
 
 /** A rehearsed push and what it was rehearsed from (src/hooks/push-ahead.ts). */

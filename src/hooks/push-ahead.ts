@@ -15,7 +15,6 @@ import {
   hasPrinted,
   readAhead,
   readIntents,
-  SETTLED_MS,
   writeAhead,
   writePrinted,
 } from "../db/pending-marks.ts";
@@ -29,8 +28,8 @@ const SETTLE_LIMIT_MS = 2000;
 const str = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
 
 /**
- * The follow-up: once nothing was written for SETTLED_MS (so a later write cannot share a
- * modification time), rehearse, and keep the push only if the state is still settled after it,
+ * The follow-up: once nothing was written for a while (SETTLED_MS, longer where times are whole
+ * seconds: so a later write cannot share a modification time), rehearse, and keep the push only if the state is still settled after it,
  * that is nothing wrote while it ran. The transcripts the handoff reads are known once it has run:
  * a write to one of them during the rehearsal (the client finishing the old session's transcript
  * after the /clear) sends it round again, within SETTLE_LIMIT_MS.
@@ -40,7 +39,8 @@ export async function prepareAhead(ctx: HookContext): Promise<void> {
   const deadline = Date.now() + SETTLE_LIMIT_MS;
   let transcripts: string[] = [];
   while (Date.now() < deadline) {
-    const wait = handoffState(path, transcripts).newest + SETTLED_MS - Date.now();
+    const before = handoffState(path, transcripts);
+    const wait = before.newest + before.settledMs - Date.now();
     if (wait > 0) {
       if (Date.now() + wait > deadline) return;
       await Bun.sleep(wait + 1);
@@ -53,7 +53,7 @@ export async function prepareAhead(ctx: HookContext): Promise<void> {
     if (!rehearsed) return;
     const state = handoffState(path, rehearsed.transcripts);
     transcripts = rehearsed.transcripts;
-    if (Date.now() - state.newest < SETTLED_MS) continue; // a write landed meanwhile
+    if (Date.now() - state.newest < state.settledMs) continue; // a write landed meanwhile
     await writeAhead(path, ctx.sessionId, {
       key: state.key,
       transcripts,

@@ -6,7 +6,7 @@
  * change between the rehearsal and the prompt must send the prompt the usual way.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
 import { handoffState, writeClearMark } from "../../src/db/pending-marks.ts";
@@ -233,6 +233,41 @@ describe("the push printed ahead (docs/hooks.md)", () => {
     expect(Bun.file(join(`${h.dbPath}-pending`, "ahead", N)).size).toBeGreaterThan(0);
     expect({ state: handoffState(h.dbPath, [h.transcriptPath(S)]).key, marks: marks() }).toEqual(before);
     expect(handoffRows(h)).toEqual(beforeRows);
+  });
+});
+
+describe("the state's settling time", () => {
+  test("a second more where every modification time is a whole second (ext3, HFS+): the rehearsal waits for it", async () => {
+    using dir = tempDir();
+    const h = new HookDriver(dir.path, undefined, { marksKept: true });
+    const b = new TranscriptBuilder(S, PROJECT, new Date(h.clock).toISOString());
+    await h.fire("session-start", S, { source: "startup" });
+    h.advance(1000);
+    await h.fire("user-prompt-submit", S, { prompt: "prompt 1" });
+    b.user("prompt 1").say("answer 1");
+    h.write(b);
+    h.advance(MIN);
+    await h.fire("stop", S, { stop_hook_active: false });
+    await h.fire("session-end", S, { reason: "clear" });
+    h.advance(1000);
+    const start = await h.fire("session-start", N, { source: "clear" });
+    const files = [h.dbPath, `${h.dbPath}-wal`, h.transcriptPath(S)];
+    const marks = `${h.dbPath}-pending`;
+    for (const sub of ["", "clear/"])
+      if (existsSync(join(marks, sub)))
+        for (const e of readdirSync(join(marks, sub), { withFileTypes: true }))
+          if (e.isFile()) files.push(join(marks, sub, e.name));
+    expect(handoffState(h.dbPath, [h.transcriptPath(S)]).settledMs).toBe(100);
+    // As a file system with whole-second times would have them: all in the current second.
+    const second = Math.floor(Date.now() / 1000);
+    for (const f of files) if (existsSync(f)) utimesSync(f, second, second);
+    const state = handoffState(h.dbPath, [h.transcriptPath(S)]);
+    expect(state.settledMs).toBe(1100);
+    const t0 = Date.now();
+    await h.followUp(start);
+    expect(Date.now()).toBeGreaterThanOrEqual(second * 1000 + 1100);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(100);
+    expect(Bun.file(join(marks, "ahead", N)).size).toBeGreaterThan(0);
   });
 });
 

@@ -307,10 +307,20 @@ export function dropReadMarks(dbPath: string): void {
 export const SETTLED_MS = 100;
 
 /**
+ * How long after the newest of `times` a later write is sure to have a later time: SETTLED_MS, or a
+ * second more where every time is a whole second (ext3 and HFS+ keep no finer ones; a missing file's
+ * 0 says nothing either way).
+ */
+export function settleMsFor(times: readonly number[]): number {
+  const known = times.filter((t) => t > 0);
+  return known.length > 0 && known.every((t) => t % 1000 === 0) ? 1000 + SETTLED_MS : SETTLED_MS;
+}
+
+/**
  * The size and modification time of the database file and its log, natively: every commit writes
  * the log, every checkpoint the file, so a write changes one of them. `settled` says both were last
- * written at least SETTLED_MS ago: only then can a later write not share their time, and only then
- * is the state worth keeping.
+ * written long enough ago (settleMsFor): only then can a later write not share their time, and only
+ * then is the state worth keeping.
  */
 export function databaseState(dbPath: string, now = Date.now()): { key: string; settled: boolean } {
   const db = Bun.file(dbPath);
@@ -319,7 +329,7 @@ export function databaseState(dbPath: string, now = Date.now()): { key: string; 
   const walTime = timeOf(wal);
   return {
     key: `${db.size}.${dbTime}.${wal.size}.${walTime}`,
-    settled: now - Math.max(dbTime, walTime) >= SETTLED_MS,
+    settled: now - Math.max(dbTime, walTime) >= settleMsFor([dbTime, walTime]),
   };
 }
 
@@ -450,22 +460,19 @@ function fileState(f: ReturnType<typeof Bun.file>): { part: string; time: number
 /**
  * The state a handoff reads: the database file and its log, the marks (this directory's files
  * and its clear marks), and the transcripts it may read further. Any write to one of them
- * changes its size or modification time; `newest` is the latest of those times. `settledMs` is
- * how long after `newest` a later write is sure to have a later time: SETTLED_MS, or a second more
- * where every time is a whole second (ext3 and HFS+ keep no finer ones).
+ * changes its size or modification time; `newest` is the latest of those times, `settledMs` how
+ * long after it a later write is sure to have a later time (settleMsFor).
  */
 export function handoffState(
   dbPath: string,
   transcripts: readonly string[],
 ): { key: string; newest: number; settledMs: number } {
   const parts: string[] = [];
-  let newest = 0;
-  let wholeSeconds = true;
+  const times: number[] = [];
   const add = (name: string, f: ReturnType<typeof Bun.file>) => {
     const s = fileState(f);
     parts.push(`${name}:${s.part}`);
-    if (s.time > newest) newest = s.time;
-    if (s.time % 1000 !== 0) wholeSeconds = false;
+    times.push(s.time);
   };
   add("db", Bun.file(dbPath));
   add("wal", Bun.file(`${dbPath}-wal`));
@@ -479,7 +486,7 @@ export function handoffState(
     for (const name of names) add(`${sub}${name}`, Bun.file(`${dirOf(dbPath)}/${sub}${name}`));
   }
   for (const t of transcripts) add(`t:${t}`, Bun.file(t));
-  return { key: parts.join("|"), newest, settledMs: wholeSeconds ? 1000 + SETTLED_MS : SETTLED_MS };
+  return { key: parts.join("|"), newest: Math.max(0, ...times), settledMs: settleMsFor(times) };
 }
 
 /** A rehearsed push and what it was rehearsed from (src/hooks/push-ahead.ts). */

@@ -28,8 +28,8 @@ const SETTLE_LIMIT_MS = 2000;
 const str = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
 
 /**
- * The follow-up: once nothing was written for a while (SETTLED_MS, longer where times are whole
- * seconds: so a later write cannot share a modification time), rehearse, and keep the push only if the state is still settled after it,
+ * The follow-up: once nothing was written for a while (settleMsFor: so a later write cannot share
+ * a modification time), rehearse, and keep the push only if the state is still settled after it,
  * that is nothing wrote while it ran. The transcripts the handoff reads are known once it has run:
  * a write to one of them during the rehearsal (the client finishing the old session's transcript
  * after the /clear) sends it round again, within SETTLE_LIMIT_MS.

@@ -6,10 +6,10 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
-import { pendingMark } from "../../src/db/pending-marks.ts";
+import { databaseState, pendingMark, settleMsFor } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -156,5 +156,31 @@ describe("doctor and the marks", () => {
     expect(check()).toMatchObject({ ok: true, detail: "2 pending handoffs, each with its mark" });
     expect((await h.prompt("s-1")).exitCode).toBe(0);
     expect(h.pendingRows()).toEqual(["s-2"]);
+  });
+});
+
+describe("when a state of the files has settled (src/db/pending-marks.ts settleMsFor)", () => {
+  test("100 ms after the newest write; a second more where every time is a whole second", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    openForWrite(path).close();
+    writeFileSync(`${path}-wal`, "x");
+    const second = Math.floor(Date.now() / 1000) - 5;
+    const at = (ms: number) => {
+      for (const f of [path, `${path}-wal`]) utimesSync(f, new Date(ms), new Date(ms));
+    };
+    // Fine-grained times (ext4, XFS, APFS, tmpfs): 100 ms.
+    at(second * 1000 + 123);
+    expect(settleMsFor([second * 1000 + 123])).toBe(100);
+    expect(databaseState(path, second * 1000 + 123 + 99).settled).toBe(false);
+    expect(databaseState(path, second * 1000 + 123 + 100).settled).toBe(true);
+    // Whole seconds (ext3, HFS+): a write 100 ms later may share the time, so 1.1 s.
+    at(second * 1000);
+    expect(databaseState(path, second * 1000 + 150).settled).toBe(false);
+    expect(databaseState(path, second * 1000 + 1100).settled).toBe(true);
+    // A missing file's 0 says nothing either way.
+    expect(settleMsFor([0, second * 1000])).toBe(1100);
+    expect(settleMsFor([0, second * 1000 + 7])).toBe(100);
+    expect(settleMsFor([0])).toBe(100);
   });
 });

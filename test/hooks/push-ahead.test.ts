@@ -116,6 +116,33 @@ async function both(f: Omit<Flow, "ahead">, pushed = true) {
   return { ...got, prepared, records };
 }
 
+/** S with one turn, /clear, and N's SessionStart(clear): the driver and that hook's outcome. */
+async function oneTurnThenClear(dir: string) {
+  const h = new HookDriver(dir, undefined, { marksKept: true });
+  const b = new TranscriptBuilder(S, PROJECT, new Date(h.clock).toISOString());
+  await h.fire("session-start", S, { source: "startup" });
+  h.advance(1000);
+  await h.fire("user-prompt-submit", S, { prompt: "prompt 1" });
+  b.user("prompt 1").say("answer 1");
+  h.write(b);
+  h.advance(MIN);
+  await h.fire("stop", S, { stop_hook_active: false });
+  await h.fire("session-end", S, { reason: "clear" });
+  h.advance(1000);
+  return { h, start: await h.fire("session-start", N, { source: "clear" }) };
+}
+
+/** The marks a handoff reads (the directory's files and its clear marks), by name relative to it. */
+function markFiles(h: HookDriver): string[] {
+  const dir = `${h.dbPath}-pending`;
+  const names: string[] = [];
+  for (const sub of ["", "clear/"])
+    if (existsSync(join(dir, sub)))
+      for (const e of readdirSync(join(dir, sub), { withFileTypes: true }))
+        if (e.isFile()) names.push(sub + e.name);
+  return names;
+}
+
 describe("the push printed ahead (docs/hooks.md)", () => {
   test("nothing changed since the rehearsal: printed ahead, the same text and the same handoff", async () => {
     const got = await both({});
@@ -204,28 +231,11 @@ describe("the push printed ahead (docs/hooks.md)", () => {
 
   test("the rehearsal writes nothing: the database, its log and every mark as they were", async () => {
     using dir = tempDir();
-    const h = new HookDriver(dir.path, undefined, { marksKept: true });
-    const b = new TranscriptBuilder(S, PROJECT, new Date(h.clock).toISOString());
-    await h.fire("session-start", S, { source: "startup" });
-    h.advance(1000);
-    await h.fire("user-prompt-submit", S, { prompt: "prompt 1" });
-    b.user("prompt 1").say("answer 1");
-    h.write(b);
-    h.advance(MIN);
-    await h.fire("stop", S, { stop_hook_active: false });
-    await h.fire("session-end", S, { reason: "clear" });
-    h.advance(1000);
-    const start = await h.fire("session-start", N, { source: "clear" });
-    const marks = () => {
-      const dir = `${h.dbPath}-pending`;
-      const files: Record<string, string> = {};
-      for (const sub of ["", "clear/"])
-        for (const e of existsSync(join(dir, sub))
-          ? readdirSync(join(dir, sub), { withFileTypes: true })
-          : [])
-          if (e.isFile()) files[sub + e.name] = readFileSync(join(dir, sub, e.name), "utf8");
-      return files;
-    };
+    const { h, start } = await oneTurnThenClear(dir.path);
+    const marks = () =>
+      Object.fromEntries(
+        markFiles(h).map((name) => [name, readFileSync(join(`${h.dbPath}-pending`, name), "utf8")]),
+      );
     Bun.sleepSync(120); // settled, so the state before is the one the rehearsal waits for
     const before = { state: handoffState(h.dbPath, [h.transcriptPath(S)]).key, marks: marks() };
     const beforeRows = handoffRows(h);
@@ -239,24 +249,14 @@ describe("the push printed ahead (docs/hooks.md)", () => {
 describe("the state's settling time", () => {
   test("a second more where every modification time is a whole second (ext3, HFS+): the rehearsal waits for it", async () => {
     using dir = tempDir();
-    const h = new HookDriver(dir.path, undefined, { marksKept: true });
-    const b = new TranscriptBuilder(S, PROJECT, new Date(h.clock).toISOString());
-    await h.fire("session-start", S, { source: "startup" });
-    h.advance(1000);
-    await h.fire("user-prompt-submit", S, { prompt: "prompt 1" });
-    b.user("prompt 1").say("answer 1");
-    h.write(b);
-    h.advance(MIN);
-    await h.fire("stop", S, { stop_hook_active: false });
-    await h.fire("session-end", S, { reason: "clear" });
-    h.advance(1000);
-    const start = await h.fire("session-start", N, { source: "clear" });
-    const files = [h.dbPath, `${h.dbPath}-wal`, h.transcriptPath(S)];
+    const { h, start } = await oneTurnThenClear(dir.path);
     const marks = `${h.dbPath}-pending`;
-    for (const sub of ["", "clear/"])
-      if (existsSync(join(marks, sub)))
-        for (const e of readdirSync(join(marks, sub), { withFileTypes: true }))
-          if (e.isFile()) files.push(join(marks, sub, e.name));
+    const files = [
+      h.dbPath,
+      `${h.dbPath}-wal`,
+      h.transcriptPath(S),
+      ...markFiles(h).map((n) => join(marks, n)),
+    ];
     expect(handoffState(h.dbPath, [h.transcriptPath(S)]).settledMs).toBe(100);
     // As a file system with whole-second times would have them: all in the current second.
     const second = Math.floor(Date.now() / 1000);

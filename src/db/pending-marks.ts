@@ -160,18 +160,23 @@ export function unreadableLine(ids: string[]): string {
 }
 
 /**
- * The sessions whose SessionStart record waits for a first prompt to claim it (for `readIntents`
- * and `doctor`). Bun.Glob lists natively: ~1 ms where node:fs would cost ~2 ms to load
+ * The files of the directory (`sub` "" or one of its subdirectories, "clear/"), sorted; none when it
+ * does not exist. Bun.Glob lists natively: ~1 ms where node:fs would cost ~2 ms to load
  * (docs/benchmarks.md).
  */
-export function waitingIntents(dbPath: string): string[] {
+function filesIn(dbPath: string, sub: "" | "clear/"): string[] {
   try {
-    return [...new Bun.Glob("*").scanSync({ cwd: dirOf(dbPath), onlyFiles: true })]
-      .filter((name) => SAFE_ID.test(name) && Bun.file(`${dirOf(dbPath)}/${name}`).size > 1)
-      .sort();
+    return [...new Bun.Glob("*").scanSync({ cwd: `${dirOf(dbPath)}/${sub}`, onlyFiles: true })].sort();
   } catch {
     return [];
   }
+}
+
+/** The sessions whose SessionStart record waits for a first prompt to claim it (for `readIntents` and `doctor`). */
+export function waitingIntents(dbPath: string): string[] {
+  return filesIn(dbPath, "").filter(
+    (name) => SAFE_ID.test(name) && Bun.file(`${dirOf(dbPath)}/${name}`).size > 1,
+  );
 }
 
 /** After the commit that wrote its row: the mark says "1" again (native). */
@@ -415,13 +420,8 @@ export async function waitingClearMarks(dbPath: string): Promise<{
   const dir = `${dirOf(dbPath)}/clear`;
   const marks: { name: string; mark: ClearMark }[] = [];
   const unreadable: string[] = [];
-  let names: string[];
-  try {
-    names = [...new Bun.Glob("*").scanSync({ cwd: dir, onlyFiles: true })].sort();
-  } catch {
-    return { marks, unreadable }; // no /clear was marked yet
-  }
-  for (const name of names) {
+  // None when no /clear was marked yet.
+  for (const name of filesIn(dbPath, "clear/")) {
     const text = await Bun.file(`${dir}/${name}`)
       .text()
       .catch(() => ""); // folded by another writer since the listing
@@ -476,17 +476,19 @@ export function handoffState(
   };
   add("db", Bun.file(dbPath));
   add("wal", Bun.file(`${dbPath}-wal`));
-  for (const sub of ["", "clear/"]) {
-    let names: string[] = [];
-    try {
-      names = [...new Bun.Glob("*").scanSync({ cwd: `${dirOf(dbPath)}/${sub}`, onlyFiles: true })].sort();
-    } catch {
-      // no such directory: nothing marked there
-    }
-    for (const name of names) add(`${sub}${name}`, Bun.file(`${dirOf(dbPath)}/${sub}${name}`));
-  }
+  for (const sub of ["", "clear/"] as const)
+    for (const name of filesIn(dbPath, sub)) add(`${sub}${name}`, Bun.file(`${dirOf(dbPath)}/${sub}${name}`));
   for (const t of transcripts) add(`t:${t}`, Bun.file(t));
   return { key: parts.join("|"), newest: Math.max(0, ...times), settledMs: settleMsFor(times) };
+}
+
+/** A session's record in `ahead/` or `printed/`; null for an id that is no safe file name. */
+function sessionRecord(
+  dbPath: string,
+  sub: "ahead" | "printed",
+  sessionId: string,
+): ReturnType<typeof Bun.file> | null {
+  return SAFE_ID.test(sessionId) ? Bun.file(`${dirOf(dbPath)}/${sub}/${sessionId}`) : null;
 }
 
 /** A rehearsed push and what it was rehearsed from (src/hooks/push-ahead.ts). */
@@ -506,9 +508,8 @@ export async function writeAhead(dbPath: string, sessionId: string, record: Ahea
 
 /** The session's rehearsed push, or null (none, or not readable as one). */
 export async function readAhead(dbPath: string, sessionId: string): Promise<AheadRecord | null> {
-  if (!SAFE_ID.test(sessionId)) return null;
-  const f = Bun.file(`${dirOf(dbPath)}/ahead/${sessionId}`);
-  if (f.size === 0) return null;
+  const f = sessionRecord(dbPath, "ahead", sessionId);
+  if (!f || f.size === 0) return null;
   try {
     const v = JSON.parse(await f.text()) as Partial<AheadRecord>;
     if (typeof v?.key !== "string" || typeof v.text !== "string" || !Array.isArray(v.transcripts))
@@ -534,9 +535,8 @@ export async function writePrinted(dbPath: string, sessionId: string, text: stri
  * record that does not parse still says one was printed (the handoff must not print it twice).
  */
 export async function readPrinted(dbPath: string, sessionId: string): Promise<string | null> {
-  if (!SAFE_ID.test(sessionId)) return null;
-  const f = Bun.file(`${dirOf(dbPath)}/printed/${sessionId}`);
-  if (f.size === 0) return null;
+  const f = sessionRecord(dbPath, "printed", sessionId);
+  if (!f || f.size === 0) return null;
   try {
     const v = JSON.parse(await f.text()) as { hash?: unknown };
     return typeof v?.hash === "string" ? v.hash : "";
@@ -558,10 +558,9 @@ export function dropAllAhead(dbPath: string): void {
 
 /** Once the handoff is committed: the session's rehearsal and its printed record go (native). */
 export async function dropAhead(dbPath: string, sessionId: string): Promise<void> {
-  if (!SAFE_ID.test(sessionId)) return;
-  for (const sub of ["ahead", "printed"]) {
+  for (const sub of ["ahead", "printed"] as const) {
     try {
-      await Bun.file(`${dirOf(dbPath)}/${sub}/${sessionId}`).unlink();
+      await sessionRecord(dbPath, sub, sessionId)?.unlink();
     } catch {
       // never written, or gone already
     }
@@ -570,10 +569,10 @@ export async function dropAhead(dbPath: string, sessionId: string): Promise<void
 
 /** Whether a prompt printed the session's push ahead of its handoff (one native stat). */
 export function hasPrinted(dbPath: string, sessionId: string): boolean {
-  return SAFE_ID.test(sessionId) && Bun.file(`${dirOf(dbPath)}/printed/${sessionId}`).size > 0;
+  return (sessionRecord(dbPath, "printed", sessionId)?.size ?? 0) > 0;
 }
 
 /** Whether a rehearsed push is kept for the session (one native stat). */
 export function hasAhead(dbPath: string, sessionId: string): boolean {
-  return SAFE_ID.test(sessionId) && Bun.file(`${dirOf(dbPath)}/ahead/${sessionId}`).size > 0;
+  return (sessionRecord(dbPath, "ahead", sessionId)?.size ?? 0) > 0;
 }

@@ -66,7 +66,9 @@ function pushMadeBy(dbPath: string, sessionId: string): number | undefined {
   const db = openForRead(dbPath);
   try {
     return db
-      .query<{ prepared: number }, [string]>("SELECT prepared FROM injections WHERE session_id = ?")
+      .query<{ prepared: number }, [string]>(
+        "SELECT prepared FROM injections WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+      )
       .get(sessionId)?.prepared;
   } finally {
     db.close();
@@ -440,6 +442,43 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
       stdin: () => chainEvent("SessionStart", { source: "compact" }),
     },
   );
+
+  // The same SessionStart(compact) when PreCompact's follow-up rehearsed it (docs/contract.md,
+  // "After compaction"): the rehearsal runs untimed after the copy, as it runs while the client
+  // compacts (it waits until the copied files settle); the hook prints what it kept, and its own
+  // follow-up, which records the push, is waited for untimed after the run.
+  {
+    const kept = `${runDb}-pending/compacted/${chainId}`;
+    const label = "hook session-start (after compaction: the push printed ahead, 1,000-turn chain)";
+    const aheadEnv = { ...env, CLAUDE_PID: String(process.pid), THROUGHLINE_DETACH: "1" };
+    out[label] = measure(opts.runs, () => [opts.bin, "hook", "session-start"], {
+      env: aheadEnv,
+      before: () => {
+        // The last run's follow-up first: its record, then its close, before the copy replaces the files.
+        waitForFile(kept, false);
+        Bun.sleepSync(100);
+        copyDb(chainTemplate, runDb);
+        const r = Bun.spawnSync([opts.bin, "hook", "pre-compact"], {
+          env: {
+            ...process.env,
+            ...aheadEnv,
+            [HOOK_WORKER_ENV]: "1",
+            [PUSH_AHEAD_ENV]: "1",
+            [FOLLOW_UP_PAYLOAD_ENV]: chainEvent("PreCompact", { trigger: "auto", custom_instructions: null }),
+          },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        if (r.exitCode !== 0 || !existsSync(kept))
+          throw new Error(`bench: no compaction rehearsal for ${chainId}: ${r.stderr}`);
+      },
+      stdin: () => chainEvent("SessionStart", { source: "compact" }),
+    });
+    // A row that measured the render would be a wrong figure: the last run printed ahead.
+    waitForFile(kept, false);
+    if (pushMadeBy(runDb, chainId) !== 2)
+      throw new Error(`bench: SessionStart(compact) of ${chainId} did not print the push ahead`);
+  }
 
   // `statusline`: Claude Code runs it as often as a hook (docs/monitor.md). A 2.1.x payload for
   // the 1,000-turn chain: context from the payload, turns and handoff from the database.

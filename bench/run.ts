@@ -94,6 +94,7 @@ async function benchTimings(): Promise<void> {
         "hook user-prompt-submit (handoff, 1,000-turn chain, prepared push)": "≤ 2×",
         "hook user-prompt-submit (handoff, 1,000-turn chain)": "≤ 2×",
         "hook session-start (after compaction: the push, 1,000-turn chain)": "≤ 2×",
+        "hook session-start (after compaction: the push printed ahead, 1,000-turn chain)": "≤ 2×",
         "hook session-end (clear, 1,000-turn chain)": "≤ 1.5×",
         "hook pre-compact (1,000-turn chain)": "≤ 1.5×",
         "statusline (1,000-turn chain)": "≤ 1.5×",

@@ -1,7 +1,15 @@
 /**
  * Turn assembly (docs/architecture.md, data flow): transcript lines in, turns with their L2 and L3 out. Pure.
  */
-import { isObject, type Json, type JsonObject, parseLine, type RawLine, str } from "./jsonl.ts";
+import {
+  ASSEMBLED_TYPES,
+  isObject,
+  type Json,
+  type JsonObject,
+  parseLine,
+  type RawLine,
+  str,
+} from "./jsonl.ts";
 import type { AssembleResult, DetailDraft, DetailKind, ToolCall, TurnDraft } from "./model.ts";
 import { classifyPromptText, dropPrivate } from "./prompt.ts";
 import { SubagentRenderer } from "./subagent.ts";
@@ -187,8 +195,16 @@ class Assembler {
     if (cwd && this.firstCwd === undefined) this.firstCwd = cwd;
 
     this.dispatch(entry, line, uuid, ts);
-    // After dispatch: an entry that starts a turn must not extend the previous one.
-    if (ts !== undefined && this.current && ts > this.current.endedAt) this.current.endedAt = ts;
+    // After dispatch: an entry that starts a turn must not extend the previous one. Nor does one
+    // of a type not read (the client's queue and snapshot bookkeeping): a turn ends at its last
+    // entry of the conversation, not when the next prompt was queued.
+    if (
+      ts !== undefined &&
+      this.current &&
+      ts > this.current.endedAt &&
+      ASSEMBLED_TYPES.has(str(entry.type) ?? "")
+    )
+      this.current.endedAt = ts;
   }
 
   private dispatch(entry: JsonObject, line: RawLine, uuid: string | undefined, ts: number | undefined): void {
@@ -197,6 +213,7 @@ class Assembler {
       this.feedSidechain(entry, uuid);
       return;
     }
+    // The types read here are ASSEMBLED_TYPES (src/core/jsonl.ts): say a new one there too.
     switch (type) {
       case "user":
         this.feedUser(entry, line, ts ?? this.lastTs);

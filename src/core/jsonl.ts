@@ -131,3 +131,29 @@ export function objectOrEmpty(text: string): JsonObject {
 export function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
+
+/**
+ * The entry types the transcript assembler reads (src/core/assemble.ts, `dispatch`): every other
+ * type carries no memory of a turn.
+ */
+export const ASSEMBLED_TYPES: ReadonlySet<string> = new Set([
+  "user",
+  "assistant",
+  "system",
+  "attachment",
+  "custom-title",
+]);
+
+/**
+ * An entry the assembler takes nothing from: of a type it does not read, with no id or place it
+ * would note, and of this session (the client's `mode`, `atis-latch` and `queue-operation`
+ * lines). Its time is only the session's latest, which a hook reading it passes anyway.
+ */
+export function carriesNothing(entry: JsonObject, sessionId: string): boolean {
+  return (
+    !ASSEMBLED_TYPES.has(str(entry.type) ?? "") &&
+    entry.uuid === undefined &&
+    entry.cwd === undefined &&
+    (entry.sessionId === undefined || entry.sessionId === sessionId)
+  );
+}

@@ -18,6 +18,7 @@
  * (docs/hooks.md, "Which session a /clear continues").
  */
 import type { Database } from "bun:sqlite";
+import type { InjectionRow } from "./queries/handoff.ts";
 import type { StatuslineFacts } from "./queries/statusline.ts";
 
 /** What SessionStart(clear/startup) knew, kept in the session's mark until a prompt folds it in. */
@@ -450,11 +451,11 @@ export async function clearMarksFolded(dbPath: string, names: readonly string[])
 // that follows prints nothing.
 
 /** One file as a state: its size and modification time (0 for a missing or empty one). */
-function fileState(f: ReturnType<typeof Bun.file>): { part: string; time: number } {
+function fileState(f: ReturnType<typeof Bun.file>): { part: string; time: number; size: number } {
   const size = f.size;
   // An empty file (a log with no frames, a mark being written) says no more than a missing one.
   const time = size > 0 ? timeOf(f) : 0;
-  return { part: `${size}.${time}`, time };
+  return { part: `${size}.${time}`, time, size };
 }
 
 /**
@@ -466,26 +467,28 @@ function fileState(f: ReturnType<typeof Bun.file>): { part: string; time: number
 export function handoffState(
   dbPath: string,
   transcripts: readonly string[],
-): { key: string; newest: number; settledMs: number } {
+): { key: string; base: string; sizes: number[]; newest: number; settledMs: number } {
   const parts: string[] = [];
   const times: number[] = [];
   const add = (name: string, f: ReturnType<typeof Bun.file>) => {
     const s = fileState(f);
     parts.push(`${name}:${s.part}`);
     times.push(s.time);
+    return s.size;
   };
   add("db", Bun.file(dbPath));
   add("wal", Bun.file(`${dbPath}-wal`));
   for (const sub of ["", "clear/"] as const)
     for (const name of filesIn(dbPath, sub)) add(`${sub}${name}`, Bun.file(`${dirOf(dbPath)}/${sub}${name}`));
-  for (const t of transcripts) add(`t:${t}`, Bun.file(t));
-  return { key: parts.join("|"), newest: Math.max(0, ...times), settledMs: settleMsFor(times) };
+  const base = parts.join("|");
+  const sizes = transcripts.map((t) => add(`t:${t}`, Bun.file(t)));
+  return { key: parts.join("|"), base, sizes, newest: Math.max(0, ...times), settledMs: settleMsFor(times) };
 }
 
 /** A session's record in `ahead/` or `printed/`; null for an id that is no safe file name. */
 function sessionRecord(
   dbPath: string,
-  sub: "ahead" | "printed",
+  sub: "ahead" | "printed" | "compacted",
   sessionId: string,
 ): ReturnType<typeof Bun.file> | null {
   return SAFE_ID.test(sessionId) ? Bun.file(`${dirOf(dbPath)}/${sub}/${sessionId}`) : null;
@@ -550,10 +553,9 @@ export async function readPrinted(dbPath: string, sessionId: string): Promise<st
  * over itself; the printed records hold no text and stay for their handoffs.
  */
 export function dropAllAhead(dbPath: string): void {
-  (require("node:fs") as typeof import("node:fs")).rmSync(`${dirOf(dbPath)}/ahead`, {
-    recursive: true,
-    force: true,
-  });
+  const { rmSync } = require("node:fs") as typeof import("node:fs");
+  for (const sub of ["ahead", "compacted"])
+    rmSync(`${dirOf(dbPath)}/${sub}`, { recursive: true, force: true });
 }
 
 /** Once the handoff is committed: the session's rehearsal and its printed record go (native). */
@@ -570,6 +572,61 @@ export async function dropAhead(dbPath: string, sessionId: string): Promise<void
 /** Whether a prompt printed the session's push ahead of its handoff (one native stat). */
 export function hasPrinted(dbPath: string, sessionId: string): boolean {
   return (sessionRecord(dbPath, "printed", sessionId)?.size ?? 0) > 0;
+}
+
+// The push after compaction printed ahead: `compacted/<session>` holds the push a rehearsal after
+// PreCompact rendered ("ahead"), then, once SessionStart(compact) printed it, what its injection
+// row will say ("printed": no text), until a writer records that row.
+
+/** What the push after compaction records (its `injections` row), kept with it. */
+export type CompactionStats = Omit<InjectionRow, "session_id" | "created_at" | "moment" | "prepared">;
+
+export type CompactionRecord =
+  | ({
+      form: "ahead";
+      stats: CompactionStats;
+      /** The state without the transcript, and the transcript's size then (handoffState). */
+      base: string;
+      size: number;
+    } & AheadRecord)
+  | { form: "printed"; at: number; stats: CompactionStats };
+
+export async function writeCompaction(
+  dbPath: string,
+  sessionId: string,
+  record: CompactionRecord,
+): Promise<boolean> {
+  return writeRecord(dbPath, sessionId, `compacted/${sessionId}`, record);
+}
+
+/** The session's compaction record, or null (none, or not readable as one). */
+export async function readCompaction(dbPath: string, sessionId: string): Promise<CompactionRecord | null> {
+  const f = sessionRecord(dbPath, "compacted", sessionId);
+  if (!f || f.size === 0) return null;
+  try {
+    const v = JSON.parse(await f.text()) as Partial<CompactionRecord>;
+    if (typeof v?.stats !== "object" || v.stats === null) return null;
+    if (v.form === "printed") return typeof v.at === "number" ? (v as CompactionRecord) : null;
+    if (v.form !== "ahead" || typeof v.key !== "string" || typeof v.text !== "string") return null;
+    if (typeof v.base !== "string" || typeof v.size !== "number") return null;
+    return Array.isArray(v.transcripts) ? (v as CompactionRecord) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a compaction record is kept for the session (one native stat). */
+export function hasCompaction(dbPath: string, sessionId: string): boolean {
+  return (sessionRecord(dbPath, "compacted", sessionId)?.size ?? 0) > 0;
+}
+
+/** Once its row is committed (or it is stale): the session's compaction record goes. */
+export async function dropCompaction(dbPath: string, sessionId: string): Promise<void> {
+  try {
+    await sessionRecord(dbPath, "compacted", sessionId)?.unlink();
+  } catch {
+    // never written, or gone already
+  }
 }
 
 /** Whether a rehearsed push is kept for the session (one native stat). */

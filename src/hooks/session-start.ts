@@ -1,5 +1,5 @@
 import { databasePath, historyNoticePath } from "../core/paths.ts";
-import { type StartIntent, writeIntent } from "../db/pending-marks.ts";
+import { hasCompaction, type StartIntent, writeIntent } from "../db/pending-marks.ts";
 import { clientProcess } from "./client.ts";
 import type { HookContext } from "./context.ts";
 import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
@@ -13,9 +13,12 @@ import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
  * continues"). Until the marks are kept (a database no writer has opened yet) it claims at once.
  */
 export default async function sessionStart(ctx: HookContext): Promise<string | undefined> {
-  // The follow-up SessionStart(clear) asked for (src/hooks/push-ahead.ts): the rehearsal only.
+  // The follow-up SessionStart(clear) asked for (src/hooks/push-ahead.ts): the rehearsal only;
+  // after a compaction printed ahead, the push's row (src/hooks/compacted.ts).
   if (ctx.env[PUSH_AHEAD_ENV] === "1" && ctx.env[HOOK_WORKER_ENV] === "1") {
-    await (require("./push-ahead.ts") as typeof import("./push-ahead.ts")).prepareAhead(ctx);
+    if (ctx.payload.source === "compact")
+      await (require("./compacted.ts") as typeof import("./compacted.ts")).settleCompaction(ctx);
+    else await (require("./push-ahead.ts") as typeof import("./push-ahead.ts")).prepareAhead(ctx);
     return undefined;
   }
   const out = await recordStart(ctx);
@@ -36,8 +39,14 @@ async function recordStart(ctx: HookContext): Promise<string | undefined> {
       ctx.env.CLAUDE_ENV_FILE,
       ctx.sessionId,
     );
-  // After a compaction the client kept its summary only: the push hands the turns back.
+  // After a compaction the client kept its summary only: the push hands the turns back, printed
+  // ahead when a rehearsal after PreCompact kept it (src/hooks/push-ahead.ts).
   if (source === "compact") {
+    if (hasCompaction(databasePath(ctx.env), ctx.sessionId)) {
+      const { printCompactionAhead } = require("./push-ahead.ts") as typeof import("./push-ahead.ts");
+      const ahead = await printCompactionAhead(ctx);
+      if (ahead !== null) return ahead;
+    }
     const { default: compacted } = require("./compacted.ts") as typeof import("./compacted.ts");
     return compacted(ctx);
   }

@@ -19,7 +19,7 @@ import {
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { writeAhead } from "../../src/db/pending-marks.ts";
+import { writeAhead, writeCompaction } from "../../src/db/pending-marks.ts";
 import { deleteSelection } from "../../src/db/queries/forget.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
@@ -234,7 +234,7 @@ describe("forget --match", () => {
     }
   });
 
-  test("--yes: pushes rendered ahead (a prepared push, a push kept for a first prompt) go with the text", async () => {
+  test("--yes: pushes rendered ahead (a prepared push, a push kept for a first prompt or a compaction) go with the text", async () => {
     using f = build();
     const w = openForWrite(f.db);
     try {
@@ -255,6 +255,27 @@ describe("forget --match", () => {
       transcript_path: null,
     };
     expect(await writeAhead(f.db, "cccccccc-0000-4000-8000-00000000000c", kept)).toBe(true);
+    const stats = {
+      total_chars: 1,
+      budget: 9500,
+      injected_turns: 1,
+      remaining_turns: 0,
+      older_turns: 0,
+      older_summarized: 0,
+      truncated_newest: 0,
+      boundary: null,
+      brief_turns: 0,
+    };
+    const compaction = {
+      ...kept,
+      form: "ahead" as const,
+      stats,
+      base: "b",
+      size: 0,
+      text: `After compaction: ${SECRET}`,
+    };
+    expect(await writeCompaction(f.db, B, compaction)).toBe(true);
+    expect(readFileSync(`${f.db}-pending/compacted/${B}`, "utf8")).toContain(SECRET);
     const pendingFiles = () =>
       readdirSync(`${f.db}-pending`, { recursive: true, withFileTypes: true })
         .filter((e) => e.isFile())

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assemble } from "../../src/core/assemble.ts";
-import { splitLines } from "../../src/core/jsonl.ts";
-import { FIXTURES } from "../helpers/db.ts";
+import { carriesNothing, type JsonObject, parseLine, splitLines } from "../../src/core/jsonl.ts";
+import { CORPUS_TRANSCRIPTS, FIXTURES } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, "transcripts", name));
@@ -120,4 +120,74 @@ describe("turn assembly", () => {
     expect(t.startedAt).toBe(Date.parse("2025-01-02T03:04:06.000Z"));
     expect(t.endedAt).toBe(Date.parse("2025-01-02T03:04:07.000Z"));
   });
+});
+
+describe("entries that carry nothing (carriesNothing, src/core/jsonl.ts)", () => {
+  const SID = "e5e5e5e5-aaaa-4bbb-8ccc-e5e5e5e5e5e5";
+  const base = new TranscriptBuilder(SID, "/home/dev/project", "2026-03-01T12:00:00.000Z")
+    .user("first prompt")
+    .say("first answer")
+    .user("second prompt")
+    .say("second answer");
+  const enc = new TextEncoder();
+  const withLine = (entry: JsonObject) => run(enc.encode(`${base.text()}${JSON.stringify(entry)}\n`));
+  /**
+   * The assembly without its counters of lines, which an ignored entry moves by one, and the
+   * session's latest time, which only sets a floor under the hook's own time (updated_at).
+   */
+  const shown = (r: ReturnType<typeof run>) => ({
+    ...r,
+    ignoredEntries: 0,
+    entries: 0,
+    skippedEnds: [],
+    lastTimestamp: 0,
+  });
+
+  /** Own shapes: the client's bookkeeping lines, and ones that look like it but are not. */
+  const own: [JsonObject, boolean][] = [
+    [{ type: "mode", mode: "normal", sessionId: SID }, true],
+    [{ type: "atis-latch", atis: "", sessionId: SID }, true],
+    [{ type: "last-prompt", lastPrompt: "x", sessionId: SID }, true],
+    [{ type: "summary", summary: "A title", leafUuid: "u-1" }, true],
+    [
+      {
+        type: "queue-operation",
+        operation: "enqueue",
+        timestamp: "2026-03-01T13:00:00.000Z",
+        sessionId: SID,
+      },
+      true,
+    ],
+    [{ type: "mode", sessionId: SID, cwd: "/elsewhere" }, false],
+    [{ type: "mode", sessionId: "another" }, false],
+    [{ type: "custom-title", customTitle: "Renamed", sessionId: SID }, false],
+    [{ type: "system", subtype: "turn_duration", sessionId: SID }, false],
+  ];
+  for (const [entry, expected] of own)
+    test(`${JSON.stringify(entry)}: ${expected ? "carries nothing" : "may carry something"}`, () => {
+      expect(carriesNothing(entry, SID)).toBe(expected);
+    });
+
+  test("what it says carries nothing leaves the assembly as it was (own shapes, and every corpus line)", () => {
+    const entries = own.map(([e]) => e);
+    if (existsSync(CORPUS_TRANSCRIPTS))
+      for (const name of readdirSync(CORPUS_TRANSCRIPTS).filter((n) => n.endsWith(".jsonl")))
+        for (const line of readFileSync(join(CORPUS_TRANSCRIPTS, name), "utf8").split("\n")) {
+          const e = line ? parseLine(line) : null;
+          if (e) entries.push(sidOf(e));
+        }
+    const before = shown(run(enc.encode(base.text())));
+    let nothing = 0;
+    for (const e of entries) {
+      if (!carriesNothing(e, SID)) continue;
+      nothing++;
+      expect(shown(withLine(e))).toEqual(before);
+    }
+    expect(nothing).toBeGreaterThanOrEqual(4);
+  });
+
+  /** A corpus line as if of this session (its own id would set nothing else either). */
+  function sidOf(e: JsonObject): JsonObject {
+    return typeof e.sessionId === "string" ? { ...e, sessionId: SID } : e;
+  }
 });

@@ -12,6 +12,7 @@ import {
   findTranscript,
   hookEvents,
   installHooks,
+  queryDb,
   readTranscript,
   runPrint,
   TmuxClaude,
@@ -110,6 +111,8 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       const question = `what was FOOBAR1 ${tag}`;
       const again = `and FOOBAR5 ${tag}`;
       const h = await createHome({
+        // A real model takes seconds to summarize: the rehearsal PreCompact starts runs meanwhile.
+        compactLatencyMs: 2000,
         script: (_r, body) => {
           const prompt = lastPrompt(body);
           const m = /^step (\d) FOOBAR/.exec(prompt);
@@ -136,6 +139,19 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
         expect(r.exitCode).toBe(0);
       };
       await compactOnce(1);
+      // The push was printed ahead: rehearsed after PreCompact while the client compacted, and
+      // recorded by SessionStart's follow-up (nothing the client wrote in between changed what
+      // it read: the boundary comes after SessionStart).
+      const pushRows = () =>
+        queryDb(h, (db) =>
+          db
+            .query<{ prepared: number }, [string]>(
+              "SELECT prepared FROM injections WHERE session_id = ? AND moment = 'compaction' ORDER BY id",
+            )
+            .all(sid),
+        ) ?? [];
+      await waitUntil(() => pushRows().length === 1, "the first compaction's push recorded");
+      expect(pushRows()).toEqual([{ prepared: 2 }]);
       const asked = await runPrint(h, question, {
         resume: sid,
         holdUntil: (id) => turnStored(h, id, question, `Answered: ${question}`),
@@ -168,6 +184,13 @@ describe.skipIf(SKIP !== null)("the push after compaction, end to end", () => {
       });
       const pushes = compactionPushes(readTranscript(findTranscript(h, sid)!));
       expect(pushes).toHaveLength(2);
+      expect(pushRows()).toEqual([{ prepared: 2 }, { prepared: 2 }]);
+      // (SubagentStop's own complaints, about the compaction agent's transcript, are not this path's.)
+      expect(
+        queryDb(h, (db) =>
+          db.query("SELECT message FROM hook_errors WHERE event IN ('pre-compact', 'session-start')").all(),
+        ),
+      ).toEqual([]);
       const second = pushes[1]!;
       expect(recent(second)).toContain(question);
       for (const p of prompts) expect(second).not.toContain(`[user]: ${p}`);

@@ -97,6 +97,11 @@ export interface StandInOptions {
    */
   latencyMs?: number;
   /**
+   * Milliseconds before a compact reply starts (default: latencyMs). A real model takes seconds to
+   * write a conversation's summary; the client runs PreCompact before it and SessionStart after.
+   */
+  compactLatencyMs?: number;
+  /**
    * The `input_tokens` a main reply reports (default 10), fixed or per request: what the client
    * measures its context by, so a large value drives its auto-compaction.
    */
@@ -424,9 +429,11 @@ export async function startStandIn(opts: StandInOptions = {}): Promise<StandIn> 
           return Response.json({ input_tokens: 100 });
         case "side":
           return respond(body ?? {}, toBlocks(sideReply(body ?? {}, opts.sideText)));
-        case "compact":
-          if (opts.latencyMs) await Bun.sleep(opts.latencyMs);
+        case "compact": {
+          const wait = opts.compactLatencyMs ?? opts.latencyMs;
+          if (wait) await Bun.sleep(wait);
           return respond(body ?? {}, toBlocks(COMPACT_SUMMARY_TEXT));
+        }
         case "main":
           if (opts.latencyMs) await Bun.sleep(opts.latencyMs);
           return respond(body ?? {}, toBlocks(pickMain(rec, body ?? {})));

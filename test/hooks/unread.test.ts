@@ -67,7 +67,7 @@ function session(dir: string) {
         )?.size ?? null,
     );
   const state = () => [fileDigest(db), existsSync(`${db}-wal`) ? fileDigest(`${db}-wal`) : "no wal"];
-  return { db, env, path, b, fire, turns, cursorSize, state };
+  return { db, env, path, b, fire, read, turns, cursorSize, state };
 }
 
 describe("PreCompact and SessionEnd read only what is unread", () => {
@@ -142,6 +142,28 @@ describe("PreCompact and SessionEnd read only what is unread", () => {
       w.close();
     }
     await s.fire("session-end", { reason: "logout" });
+    expect(s.cursorSize(agent)).toBe(Bun.file(agent).size);
+  });
+
+  test("SubagentStop for a subagent with no transcript (2.1.332's compaction) writes nothing; the Stop reads the file if it appears", async () => {
+    using dir = tempDir("tl-unread-");
+    const s = session(dir.path);
+    await s.fire("stop", { stop_hook_active: false });
+    // The session grew too: still nothing is written while the agent's file is not there.
+    s.b.user("second prompt").say("second answer");
+    writeFileSync(s.path, s.b.text());
+    const agent = join(dir.path, SID, "subagents", "agent-c0.jsonl");
+    const before = s.state();
+    await s.fire("subagent-stop", { agent_id: "c0", agent_type: "", agent_transcript_path: agent });
+    expect(s.state()).toEqual(before);
+    expect(s.read((d) => d.query("SELECT count(*) AS n FROM hook_errors").get())).toEqual({ n: 0 });
+    mkdirSync(join(dir.path, SID, "subagents"), { recursive: true });
+    writeFileSync(
+      agent,
+      `${JSON.stringify({ type: "assistant", isSidechain: true, agentId: "c0", sessionId: SID, uuid: "c0-1", timestamp: s.b.time, message: { role: "assistant", content: [{ type: "text", text: "late agent step" }] } })}\n`,
+    );
+    await s.fire("stop", { stop_hook_active: false });
+    expect(s.turns()).toBe(2);
     expect(s.cursorSize(agent)).toBe(Bun.file(agent).size);
   });
 

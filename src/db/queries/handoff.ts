@@ -280,6 +280,17 @@ export function lastCompactionPush(db: Database, sessionId: string): number | nu
   );
 }
 
+/** Whether this session's compaction push made at `at` is recorded (its follow-up may have run). */
+export function hasCompactionPush(db: Database, sessionId: string, at: number): boolean {
+  return (
+    db
+      .query<{ n: number }, { id: string; at: number }>(
+        "SELECT count(*) AS n FROM injections WHERE session_id = $id AND moment = 'compaction' AND created_at = $at",
+      )
+      .get({ id: sessionId, at })?.n !== 0
+  );
+}
+
 export function lastInjection(db: Database, sessionId: string): InjectionRow | null {
   return db
     .query<InjectionRow, { id: string }>(

@@ -1,9 +1,11 @@
 import { Database } from "bun:sqlite";
+import { expect } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
-import { HOOK_WORKER_ENV, type HookOutcome, runHook } from "../../src/hooks/run.ts";
-import type { TranscriptBuilder } from "./transcript.ts";
+import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, type HookOutcome, runHook } from "../../src/hooks/run.ts";
+import { REPO } from "./db.ts";
+import { TranscriptBuilder } from "./transcript.ts";
 
 /** Drives hooks in-process with Claude Code-shaped payloads against one temp database. */
 export class HookDriver {
@@ -78,4 +80,39 @@ export class HookDriver {
       db.close();
     }
   }
+}
+
+/** A turn of another window, stored by its Stop: a write between a rehearsal and its use. */
+export async function otherWindowsTurn(h: HookDriver, sessionId: string, project: string): Promise<void> {
+  const o = new TranscriptBuilder(sessionId, project, new Date(h.clock - 30 * 60_000).toISOString());
+  o.user("other window: what is in README.md").say("other answer: the readme");
+  h.write(o);
+  await h.fire("stop", sessionId, { stop_hook_active: false }, project);
+}
+
+/**
+ * Runs hooks as real processes (`bun src/cli.ts hook <event>`) in the driver's environment, as a
+ * client starts them (not as a follow-up): their own follow-ups start detached, as in use.
+ * Returns what the hook printed; a non-zero exit or any stderr fails the test.
+ */
+export function hookProcess(h: HookDriver, base: Record<string, unknown>) {
+  const env = { ...h.env };
+  delete env[HOOK_WORKER_ENV];
+  delete env[FOLLOW_UP_PAYLOAD_ENV];
+  return (event: string, payload: Record<string, unknown>): string => {
+    const r = Bun.spawnSync(["bun", join(REPO, "src", "cli.ts"), "hook", event], {
+      env,
+      stdin: Buffer.from(JSON.stringify({ ...base, ...payload })),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect({ exit: r.exitCode, stderr: r.stderr.toString() }).toEqual({ exit: 0, stderr: "" });
+    return r.stdout.toString();
+  };
+}
+
+/** Whether `what` holds within 5 s (what a detached follow-up does is waited for). */
+export async function eventually(what: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 200 && !what(); i++) await Bun.sleep(25);
+  return what();
 }

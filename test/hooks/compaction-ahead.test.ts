@@ -9,9 +9,9 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { handoffState } from "../../src/db/pending-marks.ts";
-import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../../src/hooks/run.ts";
-import { REPO, tempDir } from "../helpers/db.ts";
-import { HookDriver } from "../helpers/hooks.ts";
+import { PUSH_AHEAD_ENV } from "../../src/hooks/run.ts";
+import { tempDir } from "../helpers/db.ts";
+import { eventually, HookDriver, hookProcess, otherWindowsTurn } from "../helpers/hooks.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/project";
@@ -27,6 +27,15 @@ async function turn(h: HookDriver, b: TranscriptBuilder, i: number): Promise<voi
   h.write(b);
   h.advance(MIN);
   await h.fire("stop", SID, { stop_hook_active: false });
+}
+
+/** A session of three stored turns, in a database whose marks are kept. */
+async function threeTurns(dir: string) {
+  const h = new HookDriver(dir, undefined, { marksKept: true });
+  const b = new TranscriptBuilder(SID, PROJECT, new Date(h.clock).toISOString());
+  await h.fire("session-start", SID, { source: "startup" });
+  for (let i = 0; i < 3; i++) await turn(h, b, i);
+  return { h, b };
 }
 
 /** The boundary and the summary, which the client writes after SessionStart(compact) returns. */
@@ -103,12 +112,15 @@ const compactedDir = (h: HookDriver) => {
   return existsSync(d) ? readdirSync(d) : [];
 };
 
-/** The flow with the rehearsals, and the same flow without them (SessionStart renders). */
-async function both(first: Omit<Options, "ahead">) {
+/**
+ * The flow with the rehearsals as given, and the same flow (the same changes) without any
+ * rehearsal, where SessionStart renders: the pushes and the rows must agree.
+ */
+async function againstRendered(first: Omit<Options, "ahead">) {
   using a = tempDir();
   using r = tempDir();
   const got = await flow(a.path, { ...first, ahead: true });
-  const reference = await flow(r.path, { ahead: false }, { ahead: false });
+  const reference = await flow(r.path, { ahead: false, change: first.change }, { ahead: false });
   expect(reference.one.printedAhead).toBe(false);
   expect(reference.one.push).toStartWith("# Resume context after compaction (throughline)");
   expect(reference.one.push).toContain("FOOBAR5 is done.");
@@ -117,8 +129,7 @@ async function both(first: Omit<Options, "ahead">) {
   expect(got.one.kept).toBe(true);
   expect(got.one.push).toBe(reference.one.push);
   expect(got.two.push).toBe(reference.two.push);
-  const gotRows = rows(got.h);
-  const { prepared, ...same } = gotRows;
+  const { prepared, ...same } = rows(got.h);
   const { prepared: refPrepared, ...refSame } = rows(reference.h);
   expect(same).toEqual(refSame);
   expect(refPrepared).toEqual([0, 0]);
@@ -140,14 +151,14 @@ const bookkeeping: Change = (h) => {
 
 describe("the push after compaction printed ahead", () => {
   test("the client's bookkeeping lines written meanwhile: printed ahead, the same text and rows", async () => {
-    const got = await both({ change: bookkeeping });
+    const got = await againstRendered({ change: bookkeeping });
     expect(got.one.printedAhead).toBe(true);
     expect(got.prepared).toEqual([2, 2]);
     expect(got.left).toEqual([]);
   });
 
   test("nothing changed since PreCompact: printed ahead, the same text and rows; the next compaction too", async () => {
-    const got = await both({});
+    const got = await againstRendered({});
     expect(got.one.printedAhead).toBe(true);
     expect(got.two.printedAhead).toBe(true);
     expect(got.prepared).toEqual([2, 2]);
@@ -179,15 +190,7 @@ describe("the push after compaction printed ahead", () => {
         h.write(b);
       },
     ],
-    [
-      "a turn of another window is stored",
-      async (h) => {
-        const o = new TranscriptBuilder(OTHER, PROJECT, new Date(h.clock - 30 * MIN).toISOString());
-        o.user("other window: what is in README.md").say("other answer: the readme");
-        h.write(o);
-        await h.fire("stop", OTHER, { stop_hook_active: false });
-      },
-    ],
+    ["a turn of another window is stored", (h) => otherWindowsTurn(h, OTHER, PROJECT)],
     [
       "another window's SessionStart left its intent",
       async (h) => {
@@ -197,46 +200,26 @@ describe("the push after compaction printed ahead", () => {
   ];
   for (const [name, change] of changes)
     test(`${name}: SessionStart renders as before, the same text`, async () => {
-      using a = tempDir();
-      using r = tempDir();
-      const got = await flow(a.path, { ahead: true, change });
-      const reference = await flow(r.path, { ahead: false, change }, { ahead: false });
-      expect(got.one.kept).toBe(true);
+      const got = await againstRendered({ change });
       expect(got.one.printedAhead).toBe(false);
-      expect(got.one.push).toBe(reference.one.push);
-      expect(got.two.push).toBe(reference.two.push);
-      const { prepared, ...same } = rows(got.h);
-      const { prepared: _p, ...refSame } = rows(reference.h);
-      expect(same).toEqual(refSame);
-      expect(prepared[0]).toBe(0);
       // The second compaction, with nothing between its PreCompact and its SessionStart, is.
       expect(got.two.printedAhead).toBe(true);
-      expect(compactedDir(got.h)).toEqual([]);
+      expect(got.prepared).toEqual([0, 2]);
+      expect(got.left).toEqual([]);
     });
 
   test("SessionStart's follow-up never ran: the next compaction records that push first, then renders", async () => {
-    using a = tempDir();
-    using r = tempDir();
-    const got = await flow(a.path, { ahead: true, worker: false });
-    const reference = await flow(r.path, { ahead: false }, { ahead: false });
+    const got = await againstRendered({ worker: false });
     expect(got.one.printedAhead).toBe(true);
     // The next PreCompact does not rehearse over a push whose row is missing: SessionStart renders.
     expect(got.two.printedAhead).toBe(false);
-    expect(got.one.push).toBe(reference.one.push);
-    expect(got.two.push).toBe(reference.two.push);
-    const { prepared, ...same } = rows(got.h);
-    const { prepared: _p, ...refSame } = rows(reference.h);
-    expect(same).toEqual(refSame);
-    expect(prepared).toEqual([2, 0]);
-    expect(compactedDir(got.h)).toEqual([]);
+    expect(got.prepared).toEqual([2, 0]);
+    expect(got.left).toEqual([]);
   });
 
   test("the follow-up that runs twice records the push once", async () => {
     using a = tempDir();
-    const h = new HookDriver(a.path, undefined, { marksKept: true });
-    const b = new TranscriptBuilder(SID, PROJECT, new Date(h.clock).toISOString());
-    await h.fire("session-start", SID, { source: "startup" });
-    for (let i = 0; i < 3; i++) await turn(h, b, i);
+    const { h } = await threeTurns(a.path);
     const pre = await h.fire("pre-compact", SID, { trigger: "manual", custom_instructions: null });
     await h.followUp(pre);
     const out = await h.fire("session-start", SID, { source: "compact" });
@@ -264,10 +247,7 @@ describe("the push after compaction printed ahead", () => {
 
   test("the rehearsal writes nothing: the database, its log, the marks and the transcript as they were", async () => {
     using a = tempDir();
-    const h = new HookDriver(a.path, undefined, { marksKept: true });
-    const b = new TranscriptBuilder(SID, PROJECT, new Date(h.clock).toISOString());
-    await h.fire("session-start", SID, { source: "startup" });
-    for (let i = 0; i < 3; i++) await turn(h, b, i);
+    const { h } = await threeTurns(a.path);
     const pre = await h.fire("pre-compact", SID, { trigger: "manual", custom_instructions: null });
     Bun.sleepSync(120); // settled, so the state before is the one the rehearsal waits for
     const before = { state: handoffState(h.dbPath, [h.transcriptPath(SID)]).key, rows: rows(h) };
@@ -280,45 +260,19 @@ describe("the push after compaction printed ahead", () => {
 describe("the push after compaction printed ahead, through processes", () => {
   test("PreCompact starts the rehearsal detached; SessionStart(compact) prints it; its follow-up records it", async () => {
     using dir = tempDir();
-    const h = new HookDriver(dir.path, undefined, { marksKept: true });
-    const b = new TranscriptBuilder(SID, PROJECT, new Date(h.clock).toISOString());
-    await h.fire("session-start", SID, { source: "startup" });
-    for (let i = 0; i < 3; i++) await turn(h, b, i);
-    const env = { ...h.env };
-    delete env[HOOK_WORKER_ENV];
-    delete env[FOLLOW_UP_PAYLOAD_ENV];
-    const run = (event: string, payload: object) => {
-      const r = Bun.spawnSync(["bun", join(REPO, "src", "cli.ts"), "hook", event], {
-        env,
-        stdin: Buffer.from(
-          JSON.stringify({
-            session_id: SID,
-            transcript_path: h.transcriptPath(SID),
-            cwd: PROJECT,
-            ...payload,
-          }),
-        ),
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      expect({ exit: r.exitCode, stderr: r.stderr.toString() }).toEqual({ exit: 0, stderr: "" });
-      return r.stdout.toString();
-    };
-    const waitFor = async (what: () => boolean) => {
-      for (let i = 0; i < 200 && !what(); i++) await Bun.sleep(25);
-      return what();
-    };
+    const { h } = await threeTurns(dir.path);
+    const run = hookProcess(h, { session_id: SID, transcript_path: h.transcriptPath(SID), cwd: PROJECT });
     run("pre-compact", { hook_event_name: "PreCompact", trigger: "manual", custom_instructions: null });
     const record = join(`${h.dbPath}-pending`, "compacted", SID);
-    expect(await waitFor(() => existsSync(record) && readFileSync(record, "utf8").includes('"ahead"'))).toBe(
-      true,
-    );
+    expect(
+      await eventually(() => existsSync(record) && readFileSync(record, "utf8").includes('"ahead"')),
+    ).toBe(true);
     const push = run("session-start", { hook_event_name: "SessionStart", source: "compact" });
     expect(push).toStartWith("# Resume context after compaction (throughline)");
     expect(push).toContain("FOOBAR2 is done.");
     const recorded = () => rows(h).prepared.join() === "2";
-    expect(await waitFor(recorded)).toBe(true);
-    expect(await waitFor(() => !existsSync(record))).toBe(true);
+    expect(await eventually(recorded)).toBe(true);
+    expect(await eventually(() => !existsSync(record))).toBe(true);
     expect(rows(h).errors).toEqual([]);
   }, 30_000);
 });

@@ -10,9 +10,8 @@ import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from
 import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
 import { handoffState, writeClearMark } from "../../src/db/pending-marks.ts";
-import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV } from "../../src/hooks/run.ts";
-import { REPO, tempDir } from "../helpers/db.ts";
-import { HookDriver } from "../helpers/hooks.ts";
+import { tempDir } from "../helpers/db.ts";
+import { eventually, HookDriver, hookProcess, otherWindowsTurn } from "../helpers/hooks.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const S = "11111111-aaaa-4bbb-8ccc-111111111111";
@@ -153,15 +152,7 @@ describe("the push printed ahead (docs/hooks.md)", () => {
   });
 
   const changes: [string, Change][] = [
-    [
-      "a turn of another window is stored",
-      async (h) => {
-        const o = new TranscriptBuilder(OTHER, PROJECT, new Date(h.clock - 30 * MIN).toISOString());
-        o.user("other window: what is in README.md").say("other answer: the readme");
-        h.write(o);
-        await h.fire("stop", OTHER, { stop_hook_active: false });
-      },
-    ],
+    ["a turn of another window is stored", (h) => otherWindowsTurn(h, OTHER, PROJECT)],
     [
       "the predecessor's transcript grew (a turn with no Stop)",
       (h, b) => {
@@ -281,29 +272,11 @@ describe("the push printed ahead, through processes", () => {
     h.write(b);
     await h.fire("stop", S, { stop_hook_active: false, last_assistant_message: "answer 1: m1 is one" });
     await h.fire("session-end", S, { reason: "clear" });
-    const env = { ...h.env };
-    delete env[HOOK_WORKER_ENV];
-    delete env[FOLLOW_UP_PAYLOAD_ENV];
-    const run = (event: string, payload: object) => {
-      const r = Bun.spawnSync(["bun", join(REPO, "src", "cli.ts"), "hook", event], {
-        env,
-        stdin: Buffer.from(
-          JSON.stringify({ transcript_path: h.transcriptPath(N), cwd: PROJECT, ...payload }),
-        ),
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      expect({ exit: r.exitCode, stderr: r.stderr.toString() }).toEqual({ exit: 0, stderr: "" });
-      return r.stdout.toString();
-    };
-    const waitFor = async (what: () => boolean) => {
-      for (let i = 0; i < 200 && !what(); i++) await Bun.sleep(25);
-      return what();
-    };
+    const run = hookProcess(h, { transcript_path: h.transcriptPath(N), cwd: PROJECT });
     writeFileSync(h.transcriptPath(N), "");
     run("session-start", { session_id: N, hook_event_name: "SessionStart", source: "clear" });
     const ahead = join(`${h.dbPath}-pending`, "ahead", N);
-    expect(await waitFor(() => Bun.file(ahead).size > 0)).toBe(true);
+    expect(await eventually(() => Bun.file(ahead).size > 0)).toBe(true);
     const push = run("user-prompt-submit", {
       session_id: N,
       hook_event_name: "UserPromptSubmit",
@@ -318,11 +291,11 @@ describe("the push printed ahead, through processes", () => {
             .query<{ p: number }, [string]>("SELECT prepared AS p FROM injections WHERE session_id = ?")
             .get(N)?.p === 2,
       );
-    expect(await waitFor(merged)).toBe(true);
+    expect(await eventually(merged)).toBe(true);
     expect(handoffRows(h).handoffs.at(-1)).toMatchObject({ session_id: N, path: "auto", predecessor: S });
     expect(handoffRows(h).errors).toEqual([]);
     // After its commit, the follow-up removes both records.
-    expect(await waitFor(() => Bun.file(ahead).size === 0)).toBe(true);
+    expect(await eventually(() => Bun.file(ahead).size === 0)).toBe(true);
   }, 30_000);
 });
 

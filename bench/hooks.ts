@@ -6,6 +6,7 @@ import {
   existsSync,
   fsyncSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -16,7 +17,7 @@ import { ingestSession } from "../src/capture/session.ts";
 import { shellQuote } from "../src/core/invocation.ts";
 import { hookCommand } from "../src/core/settings.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
-import { SETTLED_MS, type StartIntent } from "../src/db/pending-marks.ts";
+import { databaseState, SETTLED_MS, type StartIntent } from "../src/db/pending-marks.ts";
 import { preparePush } from "../src/hooks/prepared-push.ts";
 import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../src/hooks/run.ts";
 import { TranscriptBuilder } from "../test/helpers/transcript.ts";
@@ -506,5 +507,43 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
     before: () => copyDb(chainTemplate, runDb),
     stdin: () => status,
   });
+  // Right after a Stop, as a user gets it: the detached worker read the session's facts again once it
+  // closed the database (docs/monitor.md, "Kept facts"); its Stop and that wait run untimed.
+  {
+    const f = stopFixture("status", 10, 10_500);
+    const id = "bench-status";
+    const line = JSON.stringify({
+      session_id: id,
+      transcript_path: f.transcript,
+      cwd: PROJECT,
+      model: { id: "claude-opus-4-6", display_name: "Opus 4.6" },
+      context_window: { context_window_size: 200_000, current_usage: { input_tokens: 10 } },
+    });
+    const statusEnv = { ...process.env, ...env };
+    out["statusline (after a Stop: its worker kept the facts)"] = measure(
+      opts.runs,
+      () => [opts.bin, "statusline"],
+      {
+        env,
+        before: () => {
+          copyDb(f.template, runDb);
+          Bun.sleepSync(SETTLED_MS + 20);
+          // The line has kept facts for the session before (it is set up), then the turn's Stop.
+          Bun.spawnSync([opts.bin, "statusline"], { env: statusEnv, stdin: Buffer.from(line) });
+          const r = Bun.spawnSync([opts.bin, "hook", "stop"], {
+            env: { ...statusEnv, [HOOK_WORKER_ENV]: "1" },
+            stdin: Buffer.from(f.payload),
+            stderr: "pipe",
+          });
+          if (r.exitCode !== 0) throw new Error(`bench: the Stop worker failed: ${r.stderr}`);
+        },
+        stdin: () => line,
+      },
+    );
+    // A row that measured the read would be a wrong figure: the worker's record answers the last run.
+    const record = JSON.parse(readFileSync(`${runDb}-pending/status/${id}`, "utf8")) as { key: string };
+    if (record.key !== databaseState(runDb).key)
+      throw new Error("bench: the Stop worker left no kept facts for the status line");
+  }
   return out;
 }

@@ -99,6 +99,7 @@ async function benchTimings(): Promise<void> {
         "hook pre-compact (1,000-turn chain)": "≤ 1.5×",
         "statusline (1,000-turn chain)": "≤ 1.5×",
         "statusline (after a write: reads the database)": "≤ 1.5×",
+        "statusline (after a Stop: its worker kept the facts)": "≤ 1.5×",
         "hook stop (hand-off as registered)": "≤ 1.5×",
       },
     },

@@ -12,26 +12,8 @@ import type { CommandDef } from "citty";
 import { type JsonObject, parseLine } from "../core/jsonl.ts";
 import { databasePath } from "../core/paths.ts";
 import { detectWindow, payloadUsage } from "../core/usage.ts";
-import { databaseState, hasIntent, keepStatus, keptStatus } from "../db/pending-marks.ts";
-import type { StatuslineFacts } from "../db/queries/statusline.ts";
+import { hasIntent, statusFacts } from "../db/pending-marks.ts";
 import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
-
-/**
- * The session's facts: kept ones when the database files are as they were when they were read, else
- * read on a read-only connection (bun:sqlite and the queries load only then) and kept when the files
- * have settled. The state is taken before the read, so a write during it only makes the next line read.
- */
-async function memoryFacts(dbPath: string, sessionId: string): Promise<StatuslineFacts> {
-  const state = databaseState(dbPath);
-  const kept = await keptStatus(dbPath, sessionId, state.key);
-  if (kept) return kept;
-  const { withReader } = require("../db/open.ts") as typeof import("../db/open.ts");
-  const { statuslineFacts } =
-    require("../db/queries/statusline.ts") as typeof import("../db/queries/statusline.ts");
-  const facts = withReader(dbPath, (db) => statuslineFacts(db, sessionId));
-  if (state.settled) await keepStatus(dbPath, sessionId, state.key, facts);
-  return facts;
-}
 
 export async function statuslineView(
   payload: JsonObject,
@@ -57,7 +39,7 @@ export async function statuslineView(
   if (typeof payload.session_id === "string" && payload.session_id && Bun.file(dbPath).size > 0) {
     try {
       const sid = payload.session_id;
-      const f = await memoryFacts(dbPath, sid);
+      const f = await statusFacts(dbPath, sid);
       turns = f.turns;
       // A SessionStart the first prompt has not folded in yet is pending too (its intent mark).
       handoff = f.pending || hasIntent(dbPath, sid) ? "pending" : f.baton ? "baton" : null;

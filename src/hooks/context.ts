@@ -24,6 +24,11 @@ export interface HookContext {
    * hook is done; in-process callers (tests) find it in the outcome and run it, or not, themselves.
    */
   followUp?: (f: FollowUp) => void;
+  /**
+   * Asks for work in this same process once the database is closed and the output written: only
+   * in a process nothing waits for (a worker). In-process callers find it in the outcome.
+   */
+  afterClose?: (fn: () => Promise<void>) => void;
 }
 
 /** A hook event to run again, with its payload and environment additions. */

@@ -46,6 +46,8 @@ export interface HookOutcome {
   stderr: string;
   /** What the handler asked to run after it (HookContext.followUp). */
   followUp?: FollowUp;
+  /** What the handler asked to run in this process once the database is closed (HookContext.afterClose). */
+  afterClose?: () => Promise<void>;
 }
 
 /** Pure of process I/O, so tests can drive every path in-process. */
@@ -96,6 +98,7 @@ export async function runHook(
     const handler = await load();
     let sessionProject: string | null | undefined;
     let followUp: FollowUp | undefined;
+    let afterClose: (() => Promise<void>) | undefined;
     const out = await handler({
       get db() {
         db ??= openWriter(path);
@@ -125,8 +128,17 @@ export async function runHook(
       followUp: (f) => {
         followUp = f;
       },
+      afterClose: (fn) => {
+        afterClose = fn;
+      },
     });
-    return { exitCode: 0, stdout: out ?? "", stderr: "", ...(followUp ? { followUp } : {}) };
+    return {
+      exitCode: 0,
+      stdout: out ?? "",
+      stderr: "",
+      ...(followUp ? { followUp } : {}),
+      ...(afterClose ? { afterClose } : {}),
+    };
   } catch (err) {
     // The event name comes from argv: escaped along with the message, so the line stays one line.
     const line = oneLine(`throughline hook ${event}: ${errorLine(err).replace(/^hook [a-z-]+: /, "")}`);
@@ -184,6 +196,8 @@ export async function runHookProcess(event: string, stdinText?: string): Promise
   if (out.stderr) await Bun.write(Bun.stderr, out.stderr);
   if (out.followUp) startFollowUp(out.followUp, env);
   process.exitCode = out.exitCode;
+  // Best effort, and only ever asked for by a worker: nothing waits for this process any more.
+  if (out.afterClose) await out.afterClose().catch(() => {});
 }
 
 /**

@@ -8,6 +8,7 @@ import { countChainTurns } from "../db/queries/chain.ts";
 import { resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./context.ts";
+import { HOOK_WORKER_ENV } from "./run.ts";
 
 /** docs/contract.md#capture flush race: Claude Code may fire Stop before the last text reaches the file. */
 export const FLUSH_WAIT_MS = 2000;
@@ -37,6 +38,13 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   const { preparePush } = await import("./prepared-push.ts");
   const { selfInvocation } = await import("../core/invocation.ts");
   preparePush(ctx.db, live, selfInvocation(), ctx.now());
+  // The worker's commit changed what the status line reads: it reads it again once this process
+  // has closed the database (docs/monitor.md, "Kept facts"), so the next line need not.
+  if (ctx.env[HOOK_WORKER_ENV] === "1") {
+    const { refreshStatus } = await import("../db/pending-marks.ts");
+    const { databasePath } = await import("../core/paths.ts");
+    ctx.afterClose?.(() => refreshStatus(databasePath(ctx.env), ctx.sessionId));
+  }
   // Opt-in (docs/monitor.md): rewrite the session-index files, summary.md included.
   if (sessionIndexEnabled(ctx.env)) {
     const { refreshSessionIndex } = await import("../capture/session-index.ts");

@@ -12,7 +12,7 @@ import type { JsonObject } from "../../src/core/jsonl.ts";
 import { installExtras, isOurStatusline, uninstallExtras } from "../../src/core/statusline-settings.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { databaseState, SETTLED_MS } from "../../src/db/pending-marks.ts";
-import { runHook } from "../../src/hooks/run.ts";
+import { HOOK_WORKER_ENV, runHook } from "../../src/hooks/run.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
 import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -133,6 +133,47 @@ describe("statusline", () => {
       "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
     );
     expect(JSON.parse(readFileSync(kept, "utf8")).pending).toBe(true);
+  });
+
+  test("kept facts after a Stop: its worker reads them again once it closed, so the next line does not", async () => {
+    using dir = tempDir();
+    const p = payload("claude-2.1.332-after-first-reply.json");
+    const id = p.session_id as string;
+    const db = memory(dir.path, id, 3);
+    const kept = join(`${db}-pending`, "status", id);
+    const transcript = join(dir.path, `${id}.jsonl`);
+    const b = new TranscriptBuilder(id, "/work/alpha");
+    for (let i = 1; i <= 4; i++) b.user(`step ${i}`).say(`done ${i}`).tick(30_000);
+    writeFileSync(transcript, b.text());
+    const stop = JSON.stringify({
+      session_id: id,
+      transcript_path: transcript,
+      cwd: "/work/alpha",
+      hook_event_name: "Stop",
+    });
+    const env = { THROUGHLINE_DB: db, THROUGHLINE_FLUSH_WAIT_MS: "0" };
+    // No status line has kept facts for the session yet: the worker writes none.
+    const first = await runHook("stop", stop, { ...env, [HOOK_WORKER_ENV]: "1" });
+    await first.afterClose?.();
+    expect(existsSync(kept)).toBe(false);
+    await Bun.sleep(SETTLED_MS + 20);
+    expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 4 turns");
+    expect(existsSync(kept)).toBe(true);
+    // A fifth turn: the Stop, run by the client itself (no worker), asks for nothing after it.
+    b.user("step 5").say("done 5").tick(30_000);
+    writeFileSync(transcript, b.text());
+    expect((await runHook("stop", stop, env)).afterClose).toBeUndefined();
+    // The worker's: once the files settle after its close, the facts at the new state are kept.
+    b.user("step 6").say("done 6");
+    writeFileSync(transcript, b.text());
+    const worker = await runHook("stop", stop, { ...env, [HOOK_WORKER_ENV]: "1" });
+    expect(worker.afterClose).toBeDefined();
+    await worker.afterClose!();
+    const record = JSON.parse(readFileSync(kept, "utf8"));
+    expect(record).toEqual({ key: databaseState(db).key, turns: 6, pending: false, baton: false });
+    // The next line answers from that file (an edited record under the same key shows).
+    writeFileSync(kept, JSON.stringify({ ...record, turns: 41 }));
+    expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 41 turns");
   });
 
   test("kept facts need the marks directory: a database no writer prepared gets no file beside it", async () => {

@@ -7,7 +7,10 @@
  * - `no-op`: the compiled floor (bench/lib.ts buildFloor) registered for exactly the events,
  *   matchers, async flags and timeouts throughline registers (the same `mergeHooks` over the
  *   one table, src/core/hook-table.ts, that `install` writes, with the floor as the program);
- * - `throughline`: the compiled binary, registered by its own `install`, as a user would.
+ * - `throughline`: the compiled binary, registered by its own `install`, as a user would;
+ * - `no-op printing` (opt-in, `printingFloorBin`): the no-op, except that at the push its
+ *   UserPromptSubmit prints as many characters as throughline's push did: what the client's own
+ *   handling of a hook's output costs, apart from what computing it costs (buildPrintingFloor).
  *
  * Each configuration has its own isolated home and interactive session (test/e2e/driver.ts: a
  * private tmux, the stand-in model); the three are driven in turn, round by round, with the order
@@ -18,7 +21,7 @@
  * stamps the request when it comes. What tmux itself adds is in every cell and cancels in the
  * "added" figures.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { shellQuote } from "../src/core/invocation.ts";
@@ -36,10 +39,10 @@ import {
 } from "../test/e2e/driver.ts";
 import { turnStored } from "../test/e2e/scenario.ts";
 import { lastPrompt, lastUserMessage, messageText, type RecordedRequest } from "../test/e2e/stand-in.ts";
-import { median, round } from "./lib.ts";
+import { median, PRINTING_FLOOR_FILE, round } from "./lib.ts";
 
 export const CLIENT_CONFIGS = ["none", "no-op", "throughline"] as const;
-export type ClientConfig = (typeof CLIENT_CONFIGS)[number];
+export type ClientConfig = (typeof CLIENT_CONFIGS)[number] | "no-op printing";
 export const CLIENT_MOMENTS = ["steady", "push"] as const;
 export type ClientMoment = (typeof CLIENT_MOMENTS)[number];
 
@@ -97,6 +100,8 @@ export interface ClientVersionReport {
   load?: [number, number];
   cells: ClientCell[];
   moments: Partial<Record<ClientMoment, ClientMomentResult>>;
+  /** With `no-op printing`: at the push, what it added, and throughline's added over it. */
+  printing?: { push_chars: number; added_ms: number; ratio: number | null };
 }
 
 export interface ClientBenchOptions {
@@ -104,6 +109,8 @@ export interface ClientBenchOptions {
   floorBin: string;
   /** The compiled throughline (bench/lib.ts buildBinary). */
   bin: string;
+  /** The printing floor (bench/lib.ts buildPrintingFloor): adds the `no-op printing` configuration. */
+  printingFloorBin?: string;
   /** Measured rounds (each: one steady prompt, /clear, one push per configuration); default 10. */
   rounds?: number;
   /** Versions and their CLIs; default both pinned ones under .e2e/. */
@@ -144,10 +151,11 @@ function reply(prompt: string): string {
 /** Register the configuration's hooks in the home's settings.json (none: nothing). */
 function configure(h: E2EHome, config: ClientConfig, opts: ClientBenchOptions): void {
   if (config === "none") return;
-  if (config === "no-op") {
+  if (config === "no-op" || config === "no-op printing") {
     // What install writes, with the floor as the program: same events, matchers, async flags,
     // timeouts and command shape (the floor ignores `hook <sub>`).
-    const settings = mergeHooks({}, shellQuote(opts.floorBin));
+    const floor = config === "no-op" ? opts.floorBin : opts.printingFloorBin!;
+    const settings = mergeHooks({}, shellQuote(floor));
     writeFileSync(settingsPath(h), `${JSON.stringify(settings, null, 2)}\n`);
     return;
   }
@@ -225,6 +233,34 @@ function quartile1(xs: number[]): number {
   return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
 }
 
+/** At the push: what the printing no-op added, and throughline's added over that. */
+function printingResult(
+  cells: ClientCell[],
+  pushChars: number,
+): NonNullable<ClientVersionReport["printing"]> {
+  const at = (c: ClientConfig) => cells.find((x) => x.config === c && x.moment === "push")!.median_ms;
+  const printing = at("no-op printing") - at("none");
+  const tl = at("throughline") - at("none");
+  return {
+    push_chars: pushChars,
+    added_ms: round(printing, 1),
+    ratio: printing > 0 ? round(tl / printing) : null,
+  };
+}
+
+/** The size of the newest push in the home's database (`injections.total_chars`). */
+function lastPushChars(h: E2EHome): number | undefined {
+  return queryDb(h, (db) =>
+    db.query<{ n: number }, []>("SELECT total_chars AS n FROM injections ORDER BY id DESC LIMIT 1").get(),
+  )?.n;
+}
+
+/** Text of `chars` characters shaped like a push's turn lines (what the printing no-op prints). */
+function pushLike(chars: number): string {
+  const line = "[12:00] [assistant]: the module was updated and its tests pass, as the turn before said.\n";
+  return `# Resume context (bench)\n${line.repeat(Math.ceil(chars / line.length))}`.slice(0, chars);
+}
+
 /** Whether the newest push recorded in the home's database was printed ahead (`injections.prepared` = 2). */
 function printedAhead(h: E2EHome): boolean {
   return (
@@ -257,7 +293,11 @@ async function benchVersion(
   const homes: E2EHome[] = [];
   const sessions: Session[] = [];
   try {
-    for (const config of CLIENT_CONFIGS) {
+    const configs: ClientConfig[] = [
+      ...CLIENT_CONFIGS,
+      ...(opts.printingFloorBin ? ["no-op printing" as const] : []),
+    ];
+    for (const config of configs) {
       const h = await createHome({ script: (_r, body) => reply(lastPrompt(body)) });
       homes.push(h);
       configure(h, config, opts);
@@ -268,14 +308,17 @@ async function benchVersion(
 
     const samples = new Map<string, ClientSample[]>();
     const key = (c: ClientConfig, m: ClientMoment) => `${c}/${m}`;
-    for (const c of CLIENT_CONFIGS) for (const m of CLIENT_MOMENTS) samples.set(key(c, m), []);
+    for (const c of configs) for (const m of CLIENT_MOMENTS) samples.set(key(c, m), []);
     const tag = Math.random().toString(36).slice(2, 6);
 
     // Round 0 warms every session up (its first prompt, first /clear, first push) unmeasured.
     for (const s of sessions) await timedPrompt(s, `warm-up ${tag} ${s.config} first`);
+    // What the printing no-op prints at the push: as many characters as throughline's last push.
+    let pushChars = 0;
+    const printFile = (h: E2EHome) => join(h.configDir, PRINTING_FLOOR_FILE);
     for (let r = 0; r <= rounds; r++) {
       if (r > 0) log(`  ${version}: round ${r}/${rounds}`);
-      const order = CLIENT_CONFIGS.map((_, i) => sessions[(i + r) % sessions.length]!);
+      const order = configs.map((_, i) => sessions[(i + r) % sessions.length]!);
       for (const s of order) {
         const prompt = `steady ${tag} ${s.config} round ${r}`;
         const { ms, req } = await timedPrompt(s, prompt);
@@ -284,7 +327,10 @@ async function benchVersion(
       for (const s of order) {
         await clear(s);
         const prompt = `push ${tag} ${s.config} round ${r}`;
+        if (s.config === "no-op printing") writeFileSync(printFile(s.h), pushLike(pushChars || 5500));
         const { ms, req } = await timedPrompt(s, prompt);
+        if (s.config === "no-op printing") rmSync(printFile(s.h), { force: true });
+        if (s.config === "throughline") pushChars = lastPushChars(s.h) ?? pushChars;
         const ahead = s.config === "throughline" ? printedAhead(s.h) : undefined;
         if (r > 0)
           samples
@@ -294,7 +340,7 @@ async function benchVersion(
     }
 
     const cells: ClientCell[] = [];
-    for (const config of CLIENT_CONFIGS)
+    for (const config of configs)
       for (const moment of CLIENT_MOMENTS) {
         const xs = samples.get(key(config, moment))!;
         const ms = xs.map((x) => x.ms);
@@ -311,6 +357,7 @@ async function benchVersion(
       load: [loadBefore, round(loadavg()[0] ?? 0)],
       cells,
       moments: { steady: momentResult(cells, "steady"), push: momentResult(cells, "push") },
+      ...(opts.printingFloorBin ? { printing: printingResult(cells, pushChars) } : {}),
     };
   } finally {
     for (const s of sessions) await s.tmux.close();
@@ -363,5 +410,10 @@ export function renderClient(reports: ClientVersionReport[]): string {
       );
     }
   }
+  for (const r of reports)
+    if (r.printing)
+      lines.push(
+        `  Claude Code ${r.version}, push: a no-op printing ${r.printing.push_chars} characters adds ${r.printing.added_ms} ms; throughline's added over that: ${r.printing.ratio === null ? "-" : `${r.printing.ratio}×`}`,
+      );
   return lines.join("\n");
 }

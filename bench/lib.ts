@@ -105,6 +105,42 @@ export async function buildFloor(dir = WORK): Promise<string> {
   return out;
 }
 
+/** Where, in a home's `CLAUDE_CONFIG_DIR`, the printing floor finds what it prints (bench/client.ts). */
+export const PRINTING_FLOOR_FILE = "bench-push.txt";
+
+/**
+ * The floor, except that as UserPromptSubmit it prints that file's text when there is one: a hook
+ * that costs the floor and prints a push's bytes, and nothing else (bench/client.ts).
+ */
+export async function buildPrintingFloor(dir = WORK): Promise<string> {
+  const src = join(dir, "floor-print.ts");
+  await Bun.write(
+    src,
+    `await Bun.stdin.text();
+if (process.argv.includes("user-prompt-submit")) {
+  const f = Bun.file(\`\${process.env.CLAUDE_CONFIG_DIR}/${PRINTING_FLOOR_FILE}\`);
+  if (f.size > 0) await Bun.write(Bun.stdout, await f.text());
+}
+`,
+  );
+  const out = join(dir, "floor-print");
+  const r = Bun.spawnSync(
+    [
+      "bun",
+      "build",
+      src,
+      "--compile",
+      "--outfile",
+      out,
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+    ],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  if (r.exitCode !== 0) throw new Error(`printing floor build failed: ${r.stderr}`);
+  return out;
+}
+
 /**
  * `bun run build`, to dist/throughline; with `out`, package.json's build command with that
  * `--outfile` instead (a test's temp dir: the same flags, said once, in package.json).

@@ -36,7 +36,17 @@ async function benchClientSection(floorBin: string, bin: string): Promise<{ tabl
   if (why) return { table: `in the client: skipped (${why})`, extra: { skipped: why } };
   console.error("Enter → model request in the client…");
   const rounds = Math.max(1, Number(process.env.BENCH_CLIENT_ROUNDS ?? 10));
-  const reports = await benchClient({ floorBin, bin, rounds });
+  // BENCH_CLIENT_PRINTING=1: also a no-op that prints a push's bytes at the push (bench/client.ts).
+  const printingFloorBin =
+    process.env.BENCH_CLIENT_PRINTING === "1"
+      ? await (await import("./lib.ts")).buildPrintingFloor()
+      : undefined;
+  const reports = await benchClient({
+    floorBin,
+    bin,
+    rounds,
+    ...(printingFloorBin ? { printingFloorBin } : {}),
+  });
   await Bun.write(
     join(WORK, "client.json"),
     JSON.stringify({ reports, at: new Date().toISOString() }, null, 1),

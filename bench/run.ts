@@ -24,7 +24,8 @@ if (only !== undefined && only !== "continuation" && only !== "client")
 /**
  * Enter → model request in the real client, none / no-op hook / throughline (bench/client.ts),
  * on each pinned CLI present. BENCH_CLIENT=0 (or BENCH_SKIP_E2E=1) leaves it out;
- * BENCH_CLIENT_ROUNDS sets the rounds (default 10: a median of 10 per cell).
+ * BENCH_CLIENT_ROUNDS sets the rounds (default 10: a median of 10 per cell); BENCH_CLIENT_PRINTING=1
+ * adds a no-op that prints a push's characters at the push (bench/client.ts).
  */
 async function benchClientSection(floorBin: string, bin: string): Promise<{ table: string; extra: unknown }> {
   if (process.env.BENCH_CLIENT === "0" || process.env.BENCH_SKIP_E2E === "1") {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchClient, CLIENT_CONFIGS, CLIENT_MOMENTS } from "../../bench/client.ts";
-import { buildBinary, buildFloor } from "../../bench/lib.ts";
+import { buildBinary, buildFloor, buildPrintingFloor } from "../../bench/lib.ts";
 import { claudeBinary, e2eSkipReason } from "./driver.ts";
 
 const SKIP = e2eSkipReason();
@@ -24,13 +24,14 @@ describe.skipIf(SKIP !== null)("Enter → model request in the client (bench/cli
     const [report] = await benchClient({
       floorBin,
       bin,
+      printingFloorBin: await buildPrintingFloor(dir),
       rounds: 1,
       clients: [{ version: "pinned", claude: claudeBinary() }],
       log: () => {},
     });
     expect(report?.skipped).toBeUndefined();
     expect(report!.cells.map((c) => `${c.config}/${c.moment}`).sort()).toEqual(
-      CLIENT_CONFIGS.flatMap((c) => CLIENT_MOMENTS.map((m) => `${c}/${m}`)).sort(),
+      [...CLIENT_CONFIGS, "no-op printing"].flatMap((c) => CLIENT_MOMENTS.map((m) => `${c}/${m}`)).sort(),
     );
     for (const cell of report!.cells) {
       expect(cell.samples).toHaveLength(1);
@@ -42,5 +43,7 @@ describe.skipIf(SKIP !== null)("Enter → model request in the client (bench/cli
       }
     }
     for (const m of CLIENT_MOMENTS) expect(report!.moments[m]).toBeDefined();
+    // The printing no-op printed as many characters as throughline's push.
+    expect(report!.printing?.push_chars).toBeGreaterThan(1000);
   }, 240_000);
 });

@@ -516,7 +516,7 @@ export function handoffState(
   return { key: parts.join("|"), base, sizes, newest: Math.max(0, ...times), settledMs: settleMsFor(times) };
 }
 
-/** A session's record in `ahead/` or `printed/`; null for an id that is no safe file name. */
+/** A session's record in `ahead/`, `printed/` or `compacted/`; null for an id that is no safe file name. */
 function sessionRecord(
   dbPath: string,
   sub: "ahead" | "printed" | "compacted",
@@ -580,8 +580,9 @@ export async function readPrinted(dbPath: string, sessionId: string): Promise<st
 }
 
 /**
- * `forget`: every rehearsed push goes (each is a copy of turns). A prompt that finds none hands
- * over itself; the printed records hold no text and stay for their handoffs.
+ * `forget`: every rehearsed push goes, after `/clear` and before a compaction (each is a copy of
+ * turns). A prompt or SessionStart that finds none renders itself; the printed records of `printed/`
+ * hold no text and stay for their handoffs.
  */
 export function dropAllAhead(dbPath: string): void {
   const { rmSync } = require("node:fs") as typeof import("node:fs");

@@ -76,16 +76,20 @@ function renderedFor(ctx: HookContext) {
   };
 }
 
-/** Whether a kept push was rendered for this hook, from the state the files are in now. */
-function stillFor(ctx: HookContext, path: string, kept: AheadRecord): boolean {
+/** Whether a kept push was rendered by this program for this hook's place and transcript. */
+function renderedHere(ctx: HookContext, kept: Omit<AheadRecord, "key" | "text" | "transcripts">): boolean {
   const now = renderedFor(ctx);
   return (
     kept.version === now.version &&
     kept.cwd === now.cwd &&
     kept.transcript_path === now.transcript_path &&
-    kept.invocation === now.invocation &&
-    handoffState(path, kept.transcripts).key === kept.key
+    kept.invocation === now.invocation
   );
+}
+
+/** Whether a kept push was rendered for this hook, from the state the files are in now. */
+function stillFor(ctx: HookContext, path: string, kept: AheadRecord): boolean {
+  return renderedHere(ctx, kept) && handoffState(path, kept.transcripts).key === kept.key;
 }
 
 /** The follow-up of SessionStart(clear): the first prompt's handoff, rehearsed and kept. */
@@ -137,8 +141,9 @@ export async function printAhead(ctx: HookContext): Promise<string | null> {
  * The follow-up of PreCompact: the push SessionStart(compact) would print, rehearsed once the
  * files settle and kept with the state of the database, the marks and the session's transcript
  * (the client writes the boundary only after SessionStart returns: docs/contract.md, "After
- * compaction"; what it does write meanwhile carries nothing: grewByNothing). A push printed ahead whose row no writer recorded yet is left for that
- * SessionStart, which records it before it renders (src/hooks/compacted.ts).
+ * compaction"; what it does write meanwhile carries nothing: grewByNothing). A push printed
+ * ahead whose row no writer recorded yet is left for that SessionStart, which records it before
+ * it renders (src/hooks/compacted.ts).
  */
 export async function prepareCompactionAhead(ctx: HookContext): Promise<void> {
   if (!ctx.transcriptPath) return;
@@ -175,8 +180,8 @@ export async function printCompactionAhead(ctx: HookContext): Promise<string | n
   if (ctx.env[HOOK_WORKER_ENV] === "1" || ctx.env[PUSH_AHEAD_ENV] === "0") return null;
   const path = databasePath(ctx.env);
   const kept = await readCompaction(path, ctx.sessionId);
-  if (kept?.form !== "ahead") return null;
-  if (!stillFor(ctx, path, kept) && !(await grewByNothing(ctx, path, kept))) return null;
+  if (kept?.form !== "ahead" || !renderedHere(ctx, kept)) return null;
+  if (!stillFor(ctx, path, kept) && !(await grewByNothing(ctx.sessionId, path, kept))) return null;
   const printed = { form: "printed" as const, at: ctx.now(), stats: kept.stats };
   if (!(await writeCompaction(path, ctx.sessionId, printed))) return null;
   ctx.followUp?.({ event: "session-start", payload: ctx.payload, env: { [PUSH_AHEAD_ENV]: "1" } });
@@ -185,19 +190,17 @@ export async function printCompactionAhead(ctx: HookContext): Promise<string | n
 
 /**
  * Whether only the transcript moved since the rehearsal, by whole lines the assembler takes
- * nothing from (carriesNothing): 2.1.332 writes its `mode` and `atis-latch` lines while it
- * compacts. Reading them, SessionStart would store nothing and render the same push.
+ * nothing from (carriesNothing): 2.1.332 writes its `queue-operation`, `mode` and `atis-latch`
+ * lines while it compacts. Reading them, SessionStart would store nothing and render the same
+ * push. A transcript is only ever appended to, so the bytes before the kept size are as they were.
  */
 async function grewByNothing(
-  ctx: HookContext,
+  sessionId: string,
   path: string,
-  kept: { base: string; size: number; transcripts: string[] } & Omit<AheadRecord, "key" | "text">,
+  kept: { base: string; size: number; transcripts: string[] },
 ): Promise<boolean> {
-  const t = kept.transcripts[0];
-  const now = renderedFor(ctx);
-  if (t === undefined || kept.transcripts.length !== 1 || t !== ctx.transcriptPath) return false;
-  if (kept.version !== now.version || kept.cwd !== now.cwd || kept.invocation !== now.invocation)
-    return false;
+  const [t, ...more] = kept.transcripts;
+  if (t === undefined || more.length > 0) return false;
   const state = handoffState(path, kept.transcripts);
   const size = state.sizes[0] ?? 0;
   // Past 64 KiB it is no longer a line or two of the client's bookkeeping.
@@ -207,7 +210,7 @@ async function grewByNothing(
   for (const line of added.split("\n")) {
     if (line === "") continue;
     const entry = parseLine(line);
-    if (entry === null || !carriesNothing(entry, ctx.sessionId)) return false;
+    if (entry === null || !carriesNothing(entry, sessionId)) return false;
   }
   return true;
 }

@@ -80,50 +80,11 @@ export function round(x: number, d = 2): number {
   return Math.round(x * f) / f;
 }
 
-/** The floor: a compiled Bun binary that reads stdin and exits (built in `dir`, .bench/ by default). */
-export async function buildFloor(dir = WORK): Promise<string> {
-  const src = join(dir, "floor.ts");
-  await Bun.write(src, "await Bun.stdin.text();\n");
-  const out = join(dir, "floor");
-  const r = Bun.spawnSync(
-    [
-      "bun",
-      "build",
-      src,
-      "--compile",
-      "--outfile",
-      out,
-      "--no-compile-autoload-dotenv",
-      "--no-compile-autoload-bunfig",
-    ],
-    {
-      stdout: "pipe",
-      stderr: "pipe",
-    },
-  );
-  if (r.exitCode !== 0) throw new Error(`floor build failed: ${r.stderr}`);
-  return out;
-}
-
-/** Where, in a home's `CLAUDE_CONFIG_DIR`, the printing floor finds what it prints (bench/client.ts). */
-export const PRINTING_FLOOR_FILE = "bench-push.txt";
-
-/**
- * The floor, except that as UserPromptSubmit it prints that file's text when there is one: a hook
- * that costs the floor and prints a push's bytes, and nothing else (bench/client.ts).
- */
-export async function buildPrintingFloor(dir = WORK): Promise<string> {
-  const src = join(dir, "floor-print.ts");
-  await Bun.write(
-    src,
-    `await Bun.stdin.text();
-if (process.argv.includes("user-prompt-submit")) {
-  const f = Bun.file(\`\${process.env.CLAUDE_CONFIG_DIR}/${PRINTING_FLOOR_FILE}\`);
-  if (f.size > 0) await Bun.write(Bun.stdout, await f.text());
-}
-`,
-  );
-  const out = join(dir, "floor-print");
+/** `source` compiled as `dir/name`, the way the floor is: no dotenv, no bunfig at start. */
+async function compileFloor(dir: string, name: string, source: string): Promise<string> {
+  const src = join(dir, `${name}.ts`);
+  await Bun.write(src, source);
+  const out = join(dir, name);
   const r = Bun.spawnSync(
     [
       "bun",
@@ -137,8 +98,33 @@ if (process.argv.includes("user-prompt-submit")) {
     ],
     { stdout: "pipe", stderr: "pipe" },
   );
-  if (r.exitCode !== 0) throw new Error(`printing floor build failed: ${r.stderr}`);
+  if (r.exitCode !== 0) throw new Error(`${name} build failed: ${r.stderr}`);
   return out;
+}
+
+/** The floor: a compiled Bun binary that reads stdin and exits (built in `dir`, .bench/ by default). */
+export function buildFloor(dir = WORK): Promise<string> {
+  return compileFloor(dir, "floor", "await Bun.stdin.text();\n");
+}
+
+/** Where, in a home's `CLAUDE_CONFIG_DIR`, the printing floor finds what it prints (bench/client.ts). */
+export const PRINTING_FLOOR_FILE = "bench-push.txt";
+
+/**
+ * The floor, except that as UserPromptSubmit it prints that file's text when there is one: a hook
+ * that costs the floor and prints a push's bytes, and nothing else (bench/client.ts).
+ */
+export function buildPrintingFloor(dir = WORK): Promise<string> {
+  return compileFloor(
+    dir,
+    "floor-print",
+    `await Bun.stdin.text();
+if (process.argv.includes("user-prompt-submit")) {
+  const f = Bun.file(\`\${process.env.CLAUDE_CONFIG_DIR}/${PRINTING_FLOOR_FILE}\`);
+  if (f.size > 0) await Bun.write(Bun.stdout, await f.text());
+}
+`,
+  );
 }
 
 /**

@@ -210,6 +210,22 @@ export async function benchActivity(opts: {
     measure(opts.runs, () => [...opts.bin, "search", "cart", "handler", "--project", PROJECT], { env }),
     "≤ 5×",
   );
+  // The scope the model's Bash searches by default: its session's chain (docs/search.md, "Scopes").
+  add(
+    "search <words> (its chain)",
+    measure(opts.runs, () => [...opts.bin, "search", "refreshAccessToken", "--session", "bench-act-099"], {
+      env,
+    }),
+    "≤ 3×",
+    "the default scope in the model's Bash",
+  );
+  add(
+    "search <common words> (its chain)",
+    measure(opts.runs, () => [...opts.bin, "search", "cart", "handler", "--session", "bench-act-099"], {
+      env,
+    }),
+    "≤ 3×",
+  );
   add(
     "recall <words>",
     measure(opts.runs, () => [...opts.bin, "recall", "errors", "auth", "--project", PROJECT], { env }),

@@ -680,6 +680,8 @@ export const GOALS: Record<string, string> = {
   "detail HH:MM": "≤ 2×",
   "search <words>": "≤ 3×",
   "search <common words>": "≤ 3×",
+  "search <words> (its chain)": "≤ 3×",
+  "search <common words> (its chain)": "≤ 3×",
   "recall <words>": "≤ 3×",
   "recall <words> --all": "≤ 3×",
   "recall (summary)": "≤ 3×",
@@ -773,6 +775,9 @@ export async function benchHeavy(opts: {
       ["detail HH:MM", ["detail", formatClock(middleAt).slice(0, 5), "--session", cur.id]],
       ["search <words>", ["search", ...rare, ...p]],
       ["search <common words>", ["search", ...common, ...p]],
+      // The scope the model's Bash searches by default: its session's chain.
+      ["search <words> (its chain)", ["search", ...rare, "--session", cur.id]],
+      ["search <common words> (its chain)", ["search", ...common, "--session", cur.id]],
       ["recall <words>", ["recall", ...rare, ...p]],
       ["recall <words> --all", ["recall", ...rare, "--all", ...p]],
       ["recall (summary)", ["recall", ...p]],

@@ -131,6 +131,8 @@ async function benchTimings(): Promise<void> {
         "detail HH:MM (100,000-turn db)": "≤ 2×",
         "search <words>": "≤ 3×",
         "search <common words>": "≤ 3×",
+        "search <words> (its chain)": "≤ 3×",
+        "search <common words> (its chain)": "≤ 3×",
         "recall <words>": "≤ 3×",
         "recall <words> --all": "≤ 3×",
         "recall (summary)": "≤ 3×",

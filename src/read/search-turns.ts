@@ -21,7 +21,7 @@ import {
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
-import { searchCandidates, searchHits } from "../db/queries/search.ts";
+import { type ScopeBounds, scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
 import type { SearchWindow } from "../render/search.ts";
 
 /**
@@ -40,7 +40,13 @@ export function rankedMatches(
 ): { ranked: Ranked[]; capped: boolean; terms: string[] } {
   const terms = distinctTerms(words);
   const folds = caseFolds(terms);
-  const query = (sub: readonly string[]) => ({ scope, ...textMatch(sub, false, foldCase), folds });
+  // Each index's bounds once: every query of the search reads the same scope.
+  const bounds = new Map<SearchKind, ScopeBounds | null | undefined>();
+  for (const k of kinds) bounds.set(k, scopeBounds(db, k, scope));
+  const query = (k: SearchKind, sub: readonly string[]) => {
+    const b = bounds.get(k);
+    return { scope, ...textMatch(sub, false, foldCase), folds, ...(b !== undefined ? { bounds: b } : {}) };
+  };
   const all = terms.slice(0, COVERAGE_TERMS).reduce((bits, _, i) => bits | (1 << i), 0);
   const lists = kinds.map(() => new Map<number, SearchCandidate>());
   let capped = false;
@@ -57,7 +63,7 @@ export function rankedMatches(
     }
   };
   kinds.forEach((k, i) => {
-    add(i, searchCandidates(db, k, query(terms), SEARCH_CANDIDATES), all);
+    add(i, searchCandidates(db, k, query(k, terms), SEARCH_CANDIDATES), all);
   });
   if (terms.length > 1) {
     const whole = new Set<string | number>();
@@ -67,7 +73,7 @@ export function rankedMatches(
       kinds.forEach((k, i) => {
         terms.forEach((t, bit) => {
           if (indexable(t) && bit < COVERAGE_TERMS)
-            add(i, searchCandidates(db, k, query([t]), SEARCH_TERM_CANDIDATES), 1 << bit);
+            add(i, searchCandidates(db, k, query(k, [t]), SEARCH_TERM_CANDIDATES), 1 << bit);
         });
       });
   }

@@ -24,6 +24,11 @@ import { liveOfKey } from "./sessions.ts";
 export interface SearchQuery extends TextMatch {
   scope: Scope;
   /**
+   * The lowest and highest row id of the scope in this index (`scopeBounds`), or null when the
+   * scope holds none; absent: not looked up (the query then walks the whole index).
+   */
+  bounds?: ScopeBounds | null;
+  /**
    * Upper → lower case pairs replaced in `lower(text)` before the substring test, so that
    * non-ASCII letters fold as the (folded) substrings do (core/search.ts caseFolds).
    */
@@ -43,6 +48,11 @@ interface IndexSql {
   ts: string;
   /** Rows of the chain's parts: its own, and a fork's parent's up to the fork point. */
   chain: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
+  /**
+   * The lowest and highest id of the rows `chain` selects, by the same test, read from indexes
+   * alone (no row's text): one SELECT of `lo, hi`.
+   */
+  chainBounds: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
   project: string;
   /** What a hit is called (role, L3 kind and tool, event type). */
   label: string;
@@ -62,6 +72,9 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
     chain: (parts, params) =>
       `b.turn_id IN (SELECT t.id FROM turns t WHERE ${partsWhere(parts, "t", params)})`,
+    chainBounds: (parts, params) =>
+      `SELECT min(b.id) AS lo, max(b.id) AS hi FROM bodies b
+       WHERE b.turn_id IN (SELECT t.id FROM turns t WHERE ${partsWhere(parts, "t", params)})`,
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "b.role",
     turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
@@ -82,6 +95,20 @@ const INDEXES: Record<SearchKind, IndexSql> = {
              OR (d.turn_id IS NULL AND d.origin_session_id IN
                  (SELECT t.origin_session_id FROM turns t WHERE ${turnIn} UNION SELECT $scope)))`;
     },
+    // The two halves apart, so that each reads its own index: details_turn, and details_loose
+    // from each origin (CROSS JOIN keeps that order: as a test of turn_id IS NULL, the planner
+    // would walk every row without a turn in the database).
+    chainBounds: (parts, params) => {
+      const turnIn = partsWhere(parts, "t", params);
+      return `SELECT min(lo) AS lo, max(hi) AS hi FROM (
+                SELECT min(d.id) AS lo, max(d.id) AS hi FROM details d
+                WHERE d.turn_id IN (SELECT t.id FROM turns t WHERE ${turnIn})
+                UNION ALL
+                SELECT min(d.id), max(d.id)
+                FROM (SELECT t.origin_session_id AS origin FROM turns t WHERE ${turnIn} UNION SELECT $scope) o
+                CROSS JOIN details d ON d.origin_session_id = o.origin
+                WHERE d.turn_id IS NULL)`;
+    },
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "d.kind || coalesce(' ' || d.tool_name, '')",
     turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
@@ -100,6 +127,8 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     text: "(e.type || ' ' || e.summary || char(10) || e.detail)",
     ts: "e.ts",
     chain: (parts, params) => partsWhere(parts, "e", params, { events: true }),
+    chainBounds: (parts, params) =>
+      `SELECT min(e.id) AS lo, max(e.id) AS hi FROM events e WHERE ${partsWhere(parts, "e", params, { events: true })}`,
     project: "e.project = $scope",
     label: "e.type",
     turn: "e.origin_session_id || ':' || e.turn_number",
@@ -108,6 +137,31 @@ const INDEXES: Record<SearchKind, IndexSql> = {
           FROM events e LEFT JOIN turns t ON t.origin_session_id = e.origin_session_id AND t.turn_number = e.turn_number`,
   },
 };
+
+/** The lowest and highest row id a scope holds in one index. */
+export interface ScopeBounds {
+  lo: number;
+  hi: number;
+}
+
+/**
+ * The id range of a chain's rows in one index, or null when it holds none; undefined for the
+ * other scopes. A search bounds its walk of the index by it (docs/search.md, "Scopes"): a chain
+ * is a few sessions of a large database, and without the bounds every row of the whole database
+ * holding the trigrams is read to learn that it is not the chain's.
+ */
+export function scopeBounds(db: Database, kind: SearchKind, scope: Scope): ScopeBounds | null | undefined {
+  if (scope.kind !== "chain") return undefined;
+  const ix = INDEXES[kind];
+  const params: Record<string, string | number> = {};
+  if (ix.alias === "d") params.scope = scope.live;
+  const row = db
+    .query<{ lo: number | null; hi: number | null }, Record<string, string | number>>(
+      ix.chainBounds(chainParts(db, scope.live), params),
+    )
+    .get(params);
+  return row === null || row.lo === null || row.hi === null ? null : { lo: row.lo, hi: row.hi };
+}
 
 function scopeWhere(
   db: Database,
@@ -156,8 +210,16 @@ export function searchCandidates(
   cap: number,
 ): { candidates: SearchCandidate[]; capped: boolean } {
   const ix = INDEXES[kind];
+  if (q.bounds === null) return { candidates: [], capped: false };
   const params: Record<string, string | number> = { cap: Math.max(0, Math.floor(cap)) + 1, head: RANK_HEAD };
   const where = scopeWhere(db, ix, q.scope, params);
+  // Every row of the scope lies within its bounds, so they only spare the walk the rows outside.
+  let range = "";
+  if (q.bounds !== undefined) {
+    params.lo = q.bounds.lo;
+    params.hi = q.bounds.hi;
+    range = ` AND ${q.match !== null ? `${ix.fts}.rowid` : `${ix.alias}.id`} BETWEEN $lo AND $hi`;
+  }
   if (ix.excluded) {
     params.push = PUSH_HEADING;
     where.push(`NOT (${ix.excluded})`);
@@ -175,11 +237,11 @@ export function searchCandidates(
   if (q.match !== null) {
     params.match = q.match;
     sql = `${select} FROM ${ix.fts} JOIN ${ix.base} ON ${ix.alias}.id = ${ix.fts}.rowid
-           WHERE ${ix.fts} MATCH $match${where.length ? ` AND ${where.join(" AND ")}` : ""}
+           WHERE ${ix.fts} MATCH $match${range}${where.length ? ` AND ${where.join(" AND ")}` : ""}
            ORDER BY ${ix.fts}.rowid DESC LIMIT $cap`;
   } else {
     // No term is long enough for the trigram index: a bounded scan, newest rows first.
-    sql = `${select} FROM ${ix.base} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+    sql = `${select} FROM ${ix.base} WHERE 1${range}${where.length ? ` AND ${where.join(" AND ")}` : ""}
            ORDER BY ${ix.alias}.id DESC LIMIT $cap`;
   }
   const rows = db

@@ -14,7 +14,7 @@ export const EVENTS_PER_TURN = 5;
 const SESSIONS = 100;
 const PROJECT = "/bench/activity";
 /** Bump when the generated content changes: an older database is rebuilt. */
-const MARKER = "bench-activity-v3-schema2";
+const MARKER = "bench-activity-v4-turn-rows-together";
 
 const WORDS = JSON.stringify([
   "auth",
@@ -83,36 +83,38 @@ export function buildActivityDb(path: string): void {
        SELECT i + 1, printf('bench-act-%03d', i / $per), printf('bench-act-%03d', i / $per), i % $per + 1,
               $t0 + i * 90000, $t0 + i * 90000 + 60000, 100, 400 FROM n`,
     ).run(params);
+    // A turn's rows are written together, as a Stop writes them: each chain's rows then sit in a
+    // narrow id range, as they do in a real database (a chain-scoped search reads by that range).
     db.run(
       `INSERT INTO bodies (turn_id, origin_session_id, role, text, final_text)
-       SELECT id, origin_session_id, 'user',
+       SELECT turn_id, origin_session_id, role, text, final_text FROM (
+       SELECT id AS turn_id, 0 AS o, origin_session_id, 'user' AS role,
               'Please look at the ' || ${w("id * 7")} || ' ' || ${w("id * 3 + 1")} || ' code path and fix the ' || ${w("id * 11 + 2")}
               || ' bug in src/' || ${w("id")} || '/' || ${w("id * 13")} || '.ts' ||
-              CASE WHEN id % 100 = 0 THEN ' where refreshAccessToken returns early' ELSE '' END, NULL
-       FROM turns`,
-    );
-    db.run(
-      `INSERT INTO bodies (turn_id, origin_session_id, role, text, final_text)
-       SELECT id, origin_session_id, 'assistant',
+              CASE WHEN id % 100 = 0 THEN ' where refreshAccessToken returns early' ELSE '' END AS text,
+              NULL AS final_text
+       FROM turns
+       UNION ALL
+       SELECT id, 1, origin_session_id, 'assistant',
               'I read the ' || ${w("id * 5")} || ' module. The ' || ${w("id * 7 + 3")} || ' handler called the ' || ${w("id * 9")}
               || ' helper twice, so the ' || ${w("id * 17 + 4")} || ' state went stale. I changed the guard, added a test for the '
               || ${w("id * 19")} || ' case and ran the suite: all green. Next I would look at the ' || ${w("id * 23 + 6")} || ' worker.',
               'Fixed the ' || ${w("id * 7 + 3")} || ' handler.'
-       FROM turns`,
+       FROM turns) ORDER BY turn_id, o`,
     );
     db.run(
       `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
-       SELECT id, origin_session_id, 'transcript', 0, 'tool_input', 'Bash', 'toolu_b' || id,
-              '{"command":"grep -rn ' || ${w("id * 3")} || ' src"}', NULL, 0, started_at + 1000, origin_session_id || ':' || turn_number || ':0'
-       FROM turns`,
-    );
-    db.run(
-      `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
+       SELECT turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey FROM (
+       SELECT id AS turn_id, origin_session_id, 'transcript' AS source, 0 AS ord, 'tool_input' AS kind, 'Bash' AS tool_name, 'toolu_b' || id AS tool_use_id,
+              '{"command":"grep -rn ' || ${w("id * 3")} || ' src"}' AS input, NULL AS output, 0 AS is_error,
+              started_at + 1000 AS created_at, origin_session_id || ':' || turn_number || ':0' AS ikey
+       FROM turns
+       UNION ALL
        SELECT id, origin_session_id, 'transcript', 1, 'tool_output', 'Bash', 'toolu_b' || id, NULL,
               'src/' || ${w("id * 3")} || '/index.ts:' || (id % 300) || ': export function ' || ${w("id * 29")} || 'Handler() {'
               || CASE WHEN id % 250 = 0 THEN ' return refreshAccessToken(session) }' ELSE ' }' END,
               0, started_at + 2000, origin_session_id || ':' || turn_number || ':1'
-       FROM turns`,
+       FROM turns) ORDER BY turn_id, ord`,
     );
     // Five events per turn, cycling through the ten types.
     db.run(

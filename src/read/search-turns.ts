@@ -21,7 +21,7 @@ import {
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
-import { type ScopeBounds, scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
+import { scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
 import type { SearchWindow } from "../render/search.ts";
 
 /**
@@ -41,10 +41,9 @@ export function rankedMatches(
   const terms = distinctTerms(words);
   const folds = caseFolds(terms);
   // Each index's bounds once: every query of the search reads the same scope.
-  const bounds = new Map<SearchKind, ScopeBounds | null | undefined>();
-  for (const k of kinds) bounds.set(k, scopeBounds(db, k, scope));
+  const bounds = scopeBounds(db, kinds, scope);
   const query = (k: SearchKind, sub: readonly string[]) => {
-    const b = bounds.get(k);
+    const b = bounds?.get(k);
     return { scope, ...textMatch(sub, false, foldCase), folds, ...(b !== undefined ? { bounds: b } : {}) };
   };
   const all = terms.slice(0, COVERAGE_TERMS).reduce((bits, _, i) => bits | (1 << i), 0);

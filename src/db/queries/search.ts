@@ -145,22 +145,33 @@ export interface ScopeBounds {
 }
 
 /**
- * The id range of a chain's rows in one index, or null when it holds none; undefined for the
- * other scopes. A search bounds its walk of the index by it (docs/search.md, "Scopes"): a chain
- * is a few sessions of a large database, and without the bounds every row of the whole database
- * holding the trigrams is read to learn that it is not the chain's.
+ * The id range of a chain's rows in each of `kinds`' indexes (null for one that holds none), in
+ * one statement; undefined for the other scopes. A search bounds its walk of each index by it
+ * (docs/search.md, "Scopes"): a chain is a few sessions of a large database, and without the
+ * bounds every row of the whole database holding the trigrams is read to learn that it is not
+ * the chain's.
  */
-export function scopeBounds(db: Database, kind: SearchKind, scope: Scope): ScopeBounds | null | undefined {
-  if (scope.kind !== "chain") return undefined;
-  const ix = INDEXES[kind];
-  const params: Record<string, string | number> = {};
-  if (ix.alias === "d") params.scope = scope.live;
+export function scopeBounds(
+  db: Database,
+  kinds: readonly SearchKind[],
+  scope: Scope,
+): Map<SearchKind, ScopeBounds | null> | undefined {
+  if (scope.kind !== "chain" || kinds.length === 0) return undefined;
+  const parts = chainParts(db, scope.live);
+  // Every kind binds the same parameters for the same parts ($ck0…, and $scope for details).
+  const params: Record<string, string | number> = { scope: scope.live };
+  const columns = kinds.map((k, i) => `b${i}.lo AS lo${i}, b${i}.hi AS hi${i}`).join(", ");
+  const from = kinds.map((k, i) => `(${INDEXES[k].chainBounds(parts, params)}) b${i}`).join(", ");
   const row = db
-    .query<{ lo: number | null; hi: number | null }, Record<string, string | number>>(
-      ix.chainBounds(chainParts(db, scope.live), params),
-    )
+    .query<Record<string, number | null>, Record<string, string | number>>(`SELECT ${columns} FROM ${from}`)
     .get(params);
-  return row === null || row.lo === null || row.hi === null ? null : { lo: row.lo, hi: row.hi };
+  const out = new Map<SearchKind, ScopeBounds | null>();
+  kinds.forEach((k, i) => {
+    const lo = row?.[`lo${i}`] ?? null;
+    const hi = row?.[`hi${i}`] ?? null;
+    out.set(k, lo === null || hi === null ? null : { lo, hi });
+  });
+  return out;
 }
 
 function scopeWhere(

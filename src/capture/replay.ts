@@ -228,7 +228,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
   };
   if (owner === null) ingestAll();
   else {
-    beginDeferral(db, owner, Date.now());
+    const since = beginDeferral(db, owner, Date.now());
     try {
       ingestAll();
     } catch (err) {
@@ -239,7 +239,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
       } catch {}
       throw err;
     }
-    endDeferral(db, owner, Date.now());
+    endDeferral(db, owner, Date.now(), since);
   }
   const sum = (k: keyof Omit<ReplaySession, "session_id" | "file">) => sessions.reduce((a, s) => a + s[k], 0);
   return {

@@ -23,6 +23,7 @@ const NOW = Date.parse("2026-06-01T00:00:00Z");
 const FIXTURE_INPUTS = [join(FIXTURES, "transcripts"), join(FIXTURES, "activity"), SAMPLE];
 const CORPUS_TRANSCRIPTS = join(CORPUS, "transcripts");
 const CLI = join(REPO, "src", "cli.ts");
+const INDEX_NAMES = ["bodies_fts", "details_fts", "events_fts"];
 
 /** Replay `inputs` into a new database at `path`; returns the most rows seen waiting for a pass. */
 function fill(path: string, inputs: string[], deferIndex: boolean, chunkFiles?: number): number {
@@ -110,6 +111,39 @@ describe("one-pass indexing of a bulk ingest", () => {
     },
     120_000,
   );
+
+  test("an ingest that wrote most of an index leaves it in one segment; a small one after it leaves its own", () => {
+    using dir = tempDir("tl-bulk-optimize-");
+    const db = openForWrite(join(dir.path, "tl.db"));
+    // One segment id per segment in an index's %_idx table.
+    const segments = () =>
+      INDEX_NAMES.map((t) => count(db, `SELECT count(DISTINCT segid) AS n FROM ${t}_idx`));
+    try {
+      let most = [0, 0, 0];
+      replay(db, FIXTURE_INPUTS, {
+        now: () => NOW,
+        chunkFiles: 1,
+        onProgress: () => {
+          most = segments().map((n, i) => Math.max(n, most[i]!));
+        },
+      });
+      // A pass per file left several segments in each index; the end rebuilt each into one.
+      for (const n of most) expect(n).toBeGreaterThan(1);
+      expect(segments()).toEqual([1, 1, 1]);
+      const file = join(dir.path, "small.jsonl");
+      const b = new TranscriptBuilder("bulk-optimize-small", "/home/dev/bulkopt");
+      b.user("a quokkaplan prompt").tool("Bash", { command: "make quokka" }, "ok").say("quokkaplan done");
+      writeFileSync(file, b.text());
+      replay(db, [file], { now: () => NOW });
+      // Its turn and its tool call: a segment of their own in L2 and L3 (it made no event).
+      expect(segments()).toEqual([2, 2, 1]);
+      expect(
+        count(db, "SELECT count(*) AS n FROM bodies_fts WHERE bodies_fts MATCH 'quo AND kka AND pla'"),
+      ).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
 
   test("a replay that fails on a file ends its deferral: what it wrote is indexed, the error is the file's", () => {
     using dir = tempDir("tl-bulk-fail-");

@@ -110,13 +110,53 @@ function settle(db: Database, now: number, alive: (pid: number) => boolean, keep
   }
 }
 
-/** A bulk ingest starts: its rows (and anyone's) wait for its passes. */
-export function beginDeferral(db: Database, owner: DeferralOwner, now: number): void {
-  writeTransaction(db, () => {
+/** The newest id of each indexed table: where the rows written from now on start. */
+export interface NewestIds {
+  bodies: number;
+  details: number;
+  events: number;
+}
+
+function newestIds(db: Database): NewestIds {
+  return db
+    .query<NewestIds, []>(
+      `SELECT (SELECT coalesce(max(id), 0) FROM bodies) AS bodies, (SELECT coalesce(max(id), 0) FROM details) AS details,
+              (SELECT coalesce(max(id), 0) FROM events) AS events`,
+    )
+    .get()!;
+}
+
+/**
+ * A bulk ingest starts: its rows (and anyone's) wait for its passes. Returns the newest ids as it
+ * starts, for its `endDeferral`.
+ */
+export function beginDeferral(db: Database, owner: DeferralOwner, now: number): NewestIds {
+  return writeTransaction(db, () => {
     settle(db, now, pidAlive);
     upsertOwner(db, owner, now);
     ensureOn(db);
+    return newestIds(db);
   });
+}
+
+const FTS_OF: Record<keyof NewestIds, string> = {
+  bodies: "bodies_fts",
+  details: "details_fts",
+  events: "events_fts",
+};
+
+/**
+ * After an ingest that wrote at least half of an index's rows (a first import, say), that index is
+ * rebuilt into one segment (FTS5 'optimize'): its passes left it in many, and every search walks
+ * each term in each segment (docs/search.md, "During a bulk ingest"). Only once the deferral has
+ * ended: a bulk ingest still running would add segments again. One transaction per index.
+ */
+function optimizeWritten(db: Database, since: NewestIds): void {
+  if (marks(db) !== null) return;
+  const newest = newestIds(db);
+  for (const k of ["bodies", "details", "events"] as const)
+    if (newest[k] > 0 && newest[k] - since[k] >= newest[k] / 2)
+      writeTransaction(db, () => db.run(`INSERT INTO ${FTS_OF[k]}(${FTS_OF[k]}) VALUES ('optimize')`));
 }
 
 /**
@@ -132,8 +172,12 @@ export function indexDeferred(db: Database, owner: DeferralOwner, now: number): 
   });
 }
 
-/** The end of a bulk ingest (also when it failed): the last pass, and the deferral ends with its last owner. */
-export function endDeferral(db: Database, owner: DeferralOwner, now: number): void {
+/**
+ * The end of a bulk ingest (also when it failed): the last pass, and the deferral ends with its
+ * last owner. `since` (what `beginDeferral` returned; not after a failure) lets the indexes it
+ * mostly wrote be optimized.
+ */
+export function endDeferral(db: Database, owner: DeferralOwner, now: number, since?: NewestIds): void {
   writeTransaction(db, () => {
     db.query("DELETE FROM fts_deferral_owners WHERE pid = $pid AND started_at = $started").run({
       pid: owner.pid,
@@ -143,6 +187,7 @@ export function endDeferral(db: Database, owner: DeferralOwner, now: number): vo
     if (m !== null) pass(db, m);
     settle(db, now, pidAlive);
   });
+  if (since) optimizeWritten(db, since);
   // The passes merged index segments into new ones: the old ones' pages are free now. A database
   // made with incremental auto-vacuum (src/db/open.ts) gives them back to the file system.
   if ((db.query("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum === 2)

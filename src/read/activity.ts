@@ -21,7 +21,8 @@ import {
   type EventRow,
   lastGreen,
   listEvents,
-  rankEvents,
+  rankCandidates,
+  rankRows,
   scopeHasEvents,
   scopeIds,
   scopeStats,
@@ -121,27 +122,36 @@ function summaryFacts(db: Database, scope: Scope): SummaryFacts {
   };
 }
 
-/** The filter of a query, widened to any keyword when no event holds them all; its count. */
+/**
+ * The filter of a query, widened to any keyword when no event holds them all; its count, and for
+ * a keyword query the newest matches its ranking reads (from which the count comes: the matches
+ * are walked once).
+ */
 function matchFilter(
   db: Database,
   query: ActivityQuery,
   scope: Scope,
-): { filter: EventFilter; total: number; any: boolean } {
+): { filter: EventFilter; total: number; any: boolean; candidates: EventRow[] | null } {
   const ids = query.keywords.length > 0 ? scopeIds(db, scope) : null;
   const filter = filterOf(scope, query, false, ids);
-  const total = countEvents(db, filter);
-  if (total === 0 && query.keywords.length > 1) {
-    const wider = filterOf(scope, query, true, ids);
-    const n = countEvents(db, wider);
-    if (n > 0) return { filter: wider, total: n, any: true };
+  if (query.keywords.length === 0)
+    return { filter, total: countEvents(db, filter), any: false, candidates: null };
+  const found = (f: EventFilter) => {
+    const candidates = rankCandidates(db, f);
+    return { filter: f, candidates, total: Math.min(candidates.length, COUNT_CAP + 1) };
+  };
+  const all = found(filter);
+  if (all.total === 0 && query.keywords.length > 1) {
+    const wider = found(filterOf(scope, query, true, ids));
+    if (wider.total > 0) return { ...wider, any: true };
   }
-  return { filter, total, any: false };
+  return { ...all, any: false };
 }
 
 /** A grouped query's ranking: every candidate, best first, and the turns they form (what the view shows). */
-function rankedGroups(db: Database, filter: EventFilter, keywords: readonly string[]) {
+function rankedGroups(filter: EventFilter, candidates: readonly EventRow[], keywords: readonly string[]) {
   // Every ranked candidate, so that a turn's other matches are listed with it.
-  const ranked = rankEvents(db, filter, keywords, Number.POSITIVE_INFINITY);
+  const ranked = rankRows(filter, candidates, keywords, Number.POSITIVE_INFINITY);
   return { ranked, groups: groupByTurn(ranked, turnKeyOf) };
 }
 
@@ -158,8 +168,8 @@ export function rankedTurns(
 ): { turns: (string | null)[]; rows: (string | null)[]; matched: Set<string | null> } | null {
   const query = parseActivityQuery(words, opts.now);
   if (!groupsByTurn(query)) return null;
-  const { filter } = matchFilter(db, query, opts.scope);
-  const { ranked, groups } = rankedGroups(db, filter, query.keywords);
+  const { filter, candidates } = matchFilter(db, query, opts.scope);
+  const { ranked, groups } = rankedGroups(filter, candidates ?? [], query.keywords);
   return {
     turns: groups.slice(0, limit).map((g) => turnKeyOf(g.best)),
     rows: ranked.slice(0, limit).map(turnKeyOf),
@@ -187,11 +197,11 @@ export function activityView(
     const total = Object.values(summary.byType).reduce((a, n) => a + (n ?? 0), 0);
     return { ...base, empty: false, total, events, summary };
   }
-  const { filter, total, any } = matchFilter(db, query, opts.scope);
+  const { filter, total, any, candidates } = matchFilter(db, query, opts.scope);
   const grouped = groupsByTurn(query);
   let events: ActivityEvent[];
   if (grouped) {
-    events = rankedGroups(db, filter, query.keywords)
+    events = rankedGroups(filter, candidates ?? [], query.keywords)
       .groups.slice(0, ACTIVITY_ROWS)
       .map(({ best, members }) => ({
         ...toEvent(db, best),
@@ -199,8 +209,8 @@ export function activityView(
       }));
   } else {
     const rows =
-      query.keywords.length > 0
-        ? rankEvents(db, filter, query.keywords, ACTIVITY_ROWS)
+      candidates !== null
+        ? rankRows(filter, candidates, query.keywords, ACTIVITY_ROWS)
         : listEvents(db, filter, ACTIVITY_ROWS);
     events = rows.map((r) => toEvent(db, r));
   }

@@ -12,7 +12,7 @@ import { resolveActivityScope } from "../../src/commands/_recall-activity.ts";
 import type { EventDraft, EventType } from "../../src/core/events.ts";
 import type { JsonObject } from "../../src/core/jsonl.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { insertEvents } from "../../src/db/queries/events.ts";
+import { COUNT_CAP, insertEvents, RANK_CANDIDATES } from "../../src/db/queries/events.ts";
 import { upsertSession } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { activityView } from "../../src/read/activity.ts";
@@ -287,6 +287,60 @@ describe("recall words on the fixture", () => {
     expect(text).toMatch(/\*\*Files most touched:\*\* `src\/cart\/cart\.ts` \(7 changes\)/);
     expect(text.trimEnd()).toEndWith(`*(showing 20 of ${v.total} matching events)*`);
     expect(v.total).toBe(fixture.events.filter((e) => e.session === "act-live").length);
+  });
+
+  test("totals are exact up to COUNT_CAP, then a lower bound: the count stops walking there", () => {
+    for (const n of [COUNT_CAP, COUNT_CAP + 7]) {
+      using other = tempDb();
+      upsertSession(other.db, {
+        id: "many",
+        project: "/home/dev/many",
+        transcriptPath: null,
+        createdAt: NOW,
+        updatedAt: NOW,
+      });
+      const drafts: EventDraft[] = Array.from({ length: n }, (_, i) => ({
+        type: "error",
+        ts: NOW - (n - i) * 1000,
+        summary: `Bash failed (exit 1): make — zanzibarfault number ${i}`,
+        detail: {},
+        toolName: null,
+        toolUseId: null,
+        key: `many:${i}`,
+      }));
+      // One event a turn: each is a result of its own.
+      drafts.forEach((d, i) =>
+        insertEvents(
+          other.db,
+          { sessionId: "many", originSessionId: "many", project: "/home/dev/many", turnNumber: i + 1 },
+          [d],
+        ),
+      );
+      const scope = { kind: "project" as const, project: "/home/dev/many" };
+      const v = activityView(other.db, ["zanzibarfault"], {
+        now: NOW,
+        scope,
+        label: "project /home/dev/many",
+      });
+      const capped = n > COUNT_CAP;
+      // A type word alone counts with its own statement; a keyword's total comes from the newest
+      // matches its ranking reads, which hold more than COUNT_CAP + 1 rows when they can.
+      expect(COUNT_CAP + 1).toBeLessThanOrEqual(RANK_CANDIDATES);
+      const typed = activityView(other.db, ["errors"], { now: NOW, scope, label: "project /home/dev/many" });
+      expect({ n, total: typed.total, capped: typed.totalCapped }).toEqual({
+        n,
+        total: capped ? COUNT_CAP + 1 : n,
+        capped,
+      });
+      expect({ n, total: v.total, capped: v.totalCapped }).toEqual({
+        n,
+        total: capped ? COUNT_CAP + 1 : n,
+        capped,
+      });
+      expect(renderActivity(v).trimEnd()).toEndWith(
+        `*(showing 20 of ${capped ? `more than ${COUNT_CAP}` : n} matching events)*`,
+      );
+    }
   });
 
   test("an empty index says how to enable it", () => {

@@ -211,8 +211,12 @@ function build(f: EventFilter): Built {
 /** Below this span of event ids a chain is scanned, not looked up in the trigram index. */
 export const DIRECT_SCAN_SPAN = 20_000;
 
-/** Counting stops here: the exact total of a very common word is not worth a scan of the index. */
-export const COUNT_CAP = 1000;
+/**
+ * Counting stops here: the exact total of a very common word is not worth a scan of the index.
+ * The count walks the matches until it passes the cap (a word in 1,000 of 500,000 events: 15 ms at
+ * a cap of 1,000), and ten pages of results say as much as fifty (docs/activity.md).
+ */
+export const COUNT_CAP = 200;
 
 /** How many events match, up to COUNT_CAP + 1 (more than COUNT_CAP means "more than"). */
 export function countEvents(db: Database, f: EventFilter, cap = COUNT_CAP): number {
@@ -238,23 +242,28 @@ export function listEvents(db: Database, f: EventFilter, limit: number): EventRo
 export const RANK_CANDIDATES = 500;
 
 /**
- * Best keyword matches first: BM25 over the summary and detail of the newest matching events
- * (at most RANK_CANDIDATES), ties newest first.
+ * The newest matching events a ranking reads: at most RANK_CANDIDATES. Fewer means these are all
+ * the matches, so a keyword query takes its total from them (no count of its own: COUNT_CAP is
+ * below RANK_CANDIDATES).
  */
-export function rankEvents(
-  db: Database,
-  f: EventFilter,
-  terms: readonly string[],
-  limit: number,
-): EventRow[] {
+export function rankCandidates(db: Database, f: EventFilter): EventRow[] {
   const b = build(f);
   // Candidates in the index's own order (newest rows last inserted), which costs no sort.
   const order = b.fts ? "events_fts.rowid DESC" : f.match !== null ? "e.id DESC" : "e.ts DESC, e.seq DESC";
-  const rows = db
+  return db
     .query<EventRow, Record<string, string | number>>(
       `SELECT e.* FROM ${b.from} WHERE ${b.where} ORDER BY ${order} LIMIT $limit`,
     )
     .all({ ...b.params, limit: RANK_CANDIDATES });
+}
+
+/** Best of `rows` (rankCandidates) first: BM25 over their summary and detail, ties newest first. */
+export function rankRows(
+  f: EventFilter,
+  rows: readonly EventRow[],
+  terms: readonly string[],
+  limit: number,
+): EventRow[] {
   if (f.match === null && f.substrings.length === 0) return rows.slice(0, limit);
   const docs = rows.map((r) => {
     const text = `${r.summary}\n${r.detail}`;
@@ -266,6 +275,19 @@ export function rankEvents(
     .sort((a, b) => a.s - b.s || b.r.ts - a.r.ts || b.r.seq - a.r.seq)
     .slice(0, limit)
     .map((x) => x.r);
+}
+
+/**
+ * Best keyword matches first: BM25 over the summary and detail of the newest matching events
+ * (at most RANK_CANDIDATES), ties newest first.
+ */
+export function rankEvents(
+  db: Database,
+  f: EventFilter,
+  terms: readonly string[],
+  limit: number,
+): EventRow[] {
+  return rankRows(f, rankCandidates(db, f), terms, limit);
 }
 
 /** Row id bounds of a chain's events (cheap: the session index covers the rowid). */

@@ -309,13 +309,12 @@ describe("recall words on the fixture", () => {
         key: `many:${i}`,
       }));
       // One event a turn: each is a result of its own.
-      drafts.forEach((d, i) =>
+      for (const [i, d] of drafts.entries())
         insertEvents(
           other.db,
           { sessionId: "many", originSessionId: "many", project: "/home/dev/many", turnNumber: i + 1 },
           [d],
-        ),
-      );
+        );
       const scope = { kind: "project" as const, project: "/home/dev/many" };
       const v = activityView(other.db, ["zanzibarfault"], {
         now: NOW,

@@ -13,7 +13,8 @@ import {
   DIRECT_SCAN_SPAN,
   insertEvents,
   listEvents,
-  rankEvents,
+  rankCandidates,
+  rankRows,
   scopeIds,
 } from "../../src/db/queries/events.ts";
 import { tempDb } from "../helpers/db.ts";
@@ -102,9 +103,9 @@ describe("type words in keyword queries", () => {
             .reverse();
           expect(countEvents(t.db, filter)).toBe(Math.min(expected.length, COUNT_CAP + 1));
           expect(listEvents(t.db, filter, 1000).map((r) => r.tool_use_id)).toEqual(expected);
-          expect(new Set(rankEvents(t.db, filter, [word], 1000).map((r) => r.tool_use_id))).toEqual(
-            new Set(expected),
-          );
+          expect(
+            new Set(rankRows(filter, rankCandidates(t.db, filter), [word], 1000).map((r) => r.tool_use_id)),
+          ).toEqual(new Set(expected));
         }
     }
   }, 60_000);

@@ -257,7 +257,10 @@ export function rankCandidates(db: Database, f: EventFilter): EventRow[] {
     .all({ ...b.params, limit: RANK_CANDIDATES });
 }
 
-/** Best of `rows` (rankCandidates) first: BM25 over their summary and detail, ties newest first. */
+/**
+ * Best of `rows` (rankCandidates: at most RANK_CANDIDATES, the newest matches) first: BM25 over
+ * their summary and detail, ties newest first.
+ */
 export function rankRows(
   f: EventFilter,
   rows: readonly EventRow[],
@@ -275,19 +278,6 @@ export function rankRows(
     .sort((a, b) => a.s - b.s || b.r.ts - a.r.ts || b.r.seq - a.r.seq)
     .slice(0, limit)
     .map((x) => x.r);
-}
-
-/**
- * Best keyword matches first: BM25 over the summary and detail of the newest matching events
- * (at most RANK_CANDIDATES), ties newest first.
- */
-export function rankEvents(
-  db: Database,
-  f: EventFilter,
-  terms: readonly string[],
-  limit: number,
-): EventRow[] {
-  return rankRows(f, rankCandidates(db, f), terms, limit);
 }
 
 /** Row id bounds of a chain's events (cheap: the session index covers the rowid). */

@@ -50,9 +50,9 @@ interface IndexSql {
   chain: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
   /**
    * The lowest and highest id of the rows `chain` selects, by the same test, read from indexes
-   * alone (no row's text): one SELECT of `lo, hi`.
+   * alone (no row's text): one SELECT of `lo, hi`. Absent: min and max over `chain` itself.
    */
-  chainBounds: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
+  chainBounds?: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
   project: string;
   /** What a hit is called (role, L3 kind and tool, event type). */
   label: string;
@@ -72,9 +72,6 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
     chain: (parts, params) =>
       `b.turn_id IN (SELECT t.id FROM turns t WHERE ${partsWhere(parts, "t", params)})`,
-    chainBounds: (parts, params) =>
-      `SELECT min(b.id) AS lo, max(b.id) AS hi FROM bodies b
-       WHERE b.turn_id IN (SELECT t.id FROM turns t WHERE ${partsWhere(parts, "t", params)})`,
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "b.role",
     turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
@@ -127,8 +124,6 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     text: "(e.type || ' ' || e.summary || char(10) || e.detail)",
     ts: "e.ts",
     chain: (parts, params) => partsWhere(parts, "e", params, { events: true }),
-    chainBounds: (parts, params) =>
-      `SELECT min(e.id) AS lo, max(e.id) AS hi FROM events e WHERE ${partsWhere(parts, "e", params, { events: true })}`,
     project: "e.project = $scope",
     label: "e.type",
     turn: "e.origin_session_id || ':' || e.turn_number",
@@ -160,8 +155,11 @@ export function scopeBounds(
   const parts = chainParts(db, scope.live);
   // Every kind binds the same parameters for the same parts ($ck0…, and $scope for details).
   const params: Record<string, string | number> = { scope: scope.live };
-  const columns = kinds.map((k, i) => `b${i}.lo AS lo${i}, b${i}.hi AS hi${i}`).join(", ");
-  const from = kinds.map((k, i) => `(${INDEXES[k].chainBounds(parts, params)}) b${i}`).join(", ");
+  const bounds = (ix: IndexSql) =>
+    ix.chainBounds?.(parts, params) ??
+    `SELECT min(${ix.alias}.id) AS lo, max(${ix.alias}.id) AS hi FROM ${ix.base} WHERE ${ix.chain(parts, params)}`;
+  const columns = kinds.map((_, i) => `b${i}.lo AS lo${i}, b${i}.hi AS hi${i}`).join(", ");
+  const from = kinds.map((k, i) => `(${bounds(INDEXES[k])}) b${i}`).join(", ");
   const row = db
     .query<Record<string, number | null>, Record<string, string | number>>(`SELECT ${columns} FROM ${from}`)
     .get(params);

@@ -25,7 +25,6 @@ import {
   exportSummaries,
   exportTurns,
   type ImportTally,
-  inReadSnapshot,
   schemaVersion,
 } from "../db/queries/export.ts";
 import { writeTransaction } from "../db/tx.ts";
@@ -71,33 +70,32 @@ class FdSink {
 
 /** Write the whole database as `throughline.export.v1` to `sink`; returns what it wrote. */
 export function writeExport(path: string, sink: { write(s: string): void }, now = Date.now()): ExportCounts {
+  // withReader reads every table from one snapshot while hooks write.
   return withReader(path, (db) => {
-    return inReadSnapshot(db, () => {
-      const counts = emptyCounts();
-      sink.write(
-        exportLine({
-          record: "header",
-          schema: EXPORT_SCHEMA,
-          exported_at: formatIso(now),
-          generator: `throughline ${VERSION}`,
-          db_schema_version: schemaVersion(db),
-        }),
-      );
-      const tables: Iterable<BodyRecord>[] = [
-        exportSessions(db),
-        exportTurns(db),
-        exportDetails(db),
-        exportEvents(db),
-        exportSummaries(db),
-      ];
-      for (const rows of tables)
-        for (const r of rows) {
-          sink.write(exportLine(r));
-          counts[COUNT_KEY[r.record]]++;
-        }
-      sink.write(exportLine({ record: "end", counts }));
-      return counts;
-    });
+    const counts = emptyCounts();
+    sink.write(
+      exportLine({
+        record: "header",
+        schema: EXPORT_SCHEMA,
+        exported_at: formatIso(now),
+        generator: `throughline ${VERSION}`,
+        db_schema_version: schemaVersion(db),
+      }),
+    );
+    const tables: Iterable<BodyRecord>[] = [
+      exportSessions(db),
+      exportTurns(db),
+      exportDetails(db),
+      exportEvents(db),
+      exportSummaries(db),
+    ];
+    for (const rows of tables)
+      for (const r of rows) {
+        sink.write(exportLine(r));
+        counts[COUNT_KEY[r.record]]++;
+      }
+    sink.write(exportLine({ record: "end", counts }));
+    return counts;
   });
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { openForRead, openForWrite, peekUserVersion } from "../../src/db/open.ts";
+import { openForRead, openForWrite, peekUserVersion, withReader } from "../../src/db/open.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
 import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
@@ -147,6 +147,56 @@ describe("database module", () => {
     const db = openForRead(path);
     expect(db.query("SELECT count(*) AS n FROM turns").get()).toEqual({ n: 4 });
     db.close();
+    w.close();
+  });
+
+  test("a read command's statements read one moment: a write committed between two of them is seen by neither", () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    const w = openForWrite(path);
+    replay(w, [SAMPLE]);
+    const count = (db: Database) => (db.query("SELECT count(*) AS n FROM sessions").get() as { n: number }).n;
+    const add = (id: string) =>
+      w.query("INSERT INTO sessions (id, created_at, updated_at) VALUES (?, 1, 1)").run(id);
+    const seen = withReader(path, (db) => {
+      const before = count(db);
+      add("written-between");
+      return [before, count(db)];
+    });
+    expect(seen[1]).toBe(seen[0]!);
+    // The next read sees it, and the reader left no transaction behind.
+    expect(withReader(path, count)).toBe(seen[0]! + 1);
+    // A read that throws ends its transaction too: a writer can then checkpoint the whole log.
+    expect(() =>
+      withReader(path, () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(w.query("PRAGMA wal_checkpoint(TRUNCATE)").get()).toMatchObject({ busy: 0 });
+    w.close();
+  });
+
+  test("an async read holds its moment for its synchronous part only", async () => {
+    using dir = tempDir();
+    const path = join(dir.path, "tl.db");
+    const w = openForWrite(path);
+    replay(w, [SAMPLE]);
+    const count = (db: Database) => (db.query("SELECT count(*) AS n FROM sessions").get() as { n: number }).n;
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let first = 0;
+    const reading = withReader(path, async (db) => {
+      first = count(db);
+      await gate;
+      return count(db);
+    });
+    // While it waits, a writer commits and checkpoints past it: no snapshot pins the log.
+    w.query("INSERT INTO sessions (id, created_at, updated_at) VALUES ('written-while-waiting', 1, 1)").run();
+    expect(w.query("PRAGMA wal_checkpoint(TRUNCATE)").get()).toMatchObject({ busy: 0 });
+    release();
+    expect(await reading).toBe(first + 1);
     w.close();
   });
 });

@@ -196,16 +196,3 @@ export function exportImporter(db: Database) {
     },
   };
 }
-
-/**
- * Run `fn` inside one read transaction, so every table is read from the same snapshot even
- * while a hook writes (a WAL reader keeps its snapshot until COMMIT).
- */
-export function inReadSnapshot<T>(db: Database, fn: () => T): T {
-  db.run("BEGIN");
-  try {
-    return fn();
-  } finally {
-    db.run("COMMIT");
-  }
-}

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import {
+  AUTOMERGE,
   beginDeferral,
   deferredCounts,
   STALE_OWNER_MS,
@@ -24,6 +25,14 @@ const FIXTURE_INPUTS = [join(FIXTURES, "transcripts"), join(FIXTURES, "activity"
 const CORPUS_TRANSCRIPTS = join(CORPUS, "transcripts");
 const CLI = join(REPO, "src", "cli.ts");
 const INDEX_NAMES = ["bodies_fts", "details_fts", "events_fts"];
+
+/** Each index's FTS5 `automerge` as configured (null: never set, FTS5's default of 4). */
+function automerge(db: Database): (number | null)[] {
+  return INDEX_NAMES.map(
+    (t) =>
+      (db.query(`SELECT v FROM ${t}_config WHERE k = 'automerge'`).get() as { v: number } | null)?.v ?? null,
+  );
+}
 
 /** Replay `inputs` into a new database at `path`; returns the most rows seen waiting for a pass. */
 function fill(path: string, inputs: string[], deferIndex: boolean, chunkFiles?: number): number {
@@ -140,6 +149,57 @@ describe("one-pass indexing of a bulk ingest", () => {
       expect(
         count(db, "SELECT count(*) AS n FROM bodies_fts WHERE bodies_fts MATCH 'quo AND kka AND pla'"),
       ).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("FTS5's merges wait while a deferral is on; a small ingest ends with its segments merged as automerge would", () => {
+    using dir = tempDir("tl-bulk-merge-");
+    const db = openForWrite(join(dir.path, "tl.db"));
+    const segments = () =>
+      INDEX_NAMES.map((t) => count(db, `SELECT count(DISTINCT segid) AS n FROM ${t}_idx`));
+    try {
+      const seen = new Set<string>();
+      replay(db, FIXTURE_INPUTS, {
+        now: () => NOW,
+        chunkFiles: 1,
+        onProgress: () => {
+          seen.add(JSON.stringify(automerge(db)));
+        },
+      });
+      expect([...seen]).toEqual([JSON.stringify([0, 0, 0])]);
+      expect(automerge(db)).toEqual([AUTOMERGE, AUTOMERGE, AUTOMERGE]);
+      expect(segments()).toEqual([1, 1, 1]);
+      // Six files, a pass each, far less than half of any index: no optimize, but no level keeps
+      // the four segments FTS5 merges at.
+      const files = Array.from({ length: 6 }, (_, i) => {
+        const file = join(dir.path, `small-${i}.jsonl`);
+        const b = new TranscriptBuilder(`bulk-merge-small-${i}`, "/home/dev/bulkmerge");
+        b.user(`a wombat${i}plan prompt`)
+          .tool("Bash", { command: `make wombat${i}` }, "ok")
+          .say(`wombat${i} done`);
+        writeFileSync(file, b.text());
+        return file;
+      });
+      let most = [0, 0, 0];
+      replay(db, files, {
+        now: () => NOW,
+        chunkFiles: 1,
+        onProgress: () => {
+          most = segments().map((n, i) => Math.max(n, most[i]!));
+        },
+      });
+      expect(most[0]).toBeGreaterThanOrEqual(5);
+      expect(most[1]).toBeGreaterThanOrEqual(5);
+      const [bodies, details] = segments() as [number, number, number];
+      expect(bodies).toBeLessThan(4);
+      expect(details).toBeLessThan(4);
+      expect(automerge(db)).toEqual([AUTOMERGE, AUTOMERGE, AUTOMERGE]);
+      for (let i = 0; i < 6; i++)
+        expect(
+          count(db, `SELECT count(*) AS n FROM bodies_fts WHERE bodies_fts MATCH 'wom AND bat AND ${i}pl'`),
+        ).toBe(1);
     } finally {
       db.close();
     }
@@ -271,6 +331,7 @@ describe("a deferral whose owners are gone", () => {
   function deferredFill(path: string, owner: { pid: number; startedAt: number }, seenAt: number) {
     const db = openForWrite(path);
     beginDeferral(db, owner, seenAt);
+    expect(automerge(db)).toEqual([0, 0, 0]);
     replay(db, FIXTURE_INPUTS, { now: () => NOW, deferIndex: false });
     const waiting = deferredCounts(db);
     db.close();
@@ -294,6 +355,8 @@ describe("a deferral whose owners are gone", () => {
       const w = openForWrite(path);
       expect(deferredCounts(w)).toBeNull();
       expect(count(w, "SELECT count(*) AS n FROM fts_deferral_owners")).toBe(0);
+      // The merges the dead owner held are on again.
+      expect(automerge(w)).toEqual([AUTOMERGE, AUTOMERGE, AUTOMERGE]);
       w.close();
       expect({ name, state: indexState(path) }).toEqual({ name, state: want });
     }

@@ -17,6 +17,21 @@ export interface DeferralOwner {
   startedAt: number;
 }
 
+/**
+ * FTS5's own `automerge` (docs/search.md, "During a bulk ingest"): what each index is set back to
+ * when a deferral ends. While one is on, it is 0: an ingest's passes would otherwise merge
+ * segments over and over that its end merges again (`optimize`, or `mergeSettled`);
+ * `crisismerge` (16 segments on a level) still bounds them meanwhile.
+ */
+export const AUTOMERGE = 4;
+
+const FTS_TABLES = ["bodies_fts", "details_fts", "events_fts"] as const;
+
+function setAutomerge(db: Database, value: number): void {
+  for (const t of FTS_TABLES)
+    db.query(`INSERT INTO ${t}(${t}, rank) VALUES ('automerge', $v)`).run({ v: value });
+}
+
 /** An owner not seen for this long is taken for gone even if its pid is alive (a reused pid). */
 export const STALE_OWNER_MS = 15 * 60_000;
 
@@ -78,13 +93,17 @@ function pass(db: Database, m: Marks): void {
   );
 }
 
-/** The deferral row with the watermarks of now, unless one is on already (its lower marks cover more). */
+/**
+ * The deferral row with the watermarks of now, unless one is on already (its lower marks cover
+ * more); turning it on holds FTS5's merges until it ends (AUTOMERGE).
+ */
 function ensureOn(db: Database): void {
-  db.run(
+  const on = db.run(
     `INSERT OR IGNORE INTO fts_deferral (id, bodies_from, details_from, events_from)
      SELECT 1, (SELECT coalesce(max(id), 0) FROM bodies), (SELECT coalesce(max(id), 0) FROM details),
             (SELECT coalesce(max(id), 0) FROM events)`,
   );
+  if (on.changes > 0) setAutomerge(db, 0);
 }
 
 function upsertOwner(db: Database, o: DeferralOwner, now: number): void {
@@ -107,6 +126,7 @@ function settle(db: Database, now: number, alive: (pid: number) => boolean, keep
   if (m !== null && left === 0) {
     pass(db, m);
     db.run("DELETE FROM fts_deferral WHERE id = 1");
+    setAutomerge(db, AUTOMERGE);
   }
 }
 
@@ -157,6 +177,29 @@ function optimizeWritten(db: Database, since: NewestIds): void {
   for (const k of ["bodies", "details", "events"] as const)
     if (newest[k] > 0 && newest[k] - since[k] >= newest[k] / 2)
       writeTransaction(db, () => db.run(`INSERT INTO ${FTS_OF[k]}(${FTS_OF[k]}) VALUES ('optimize')`));
+    else mergeSettled(db, FTS_OF[k]);
+}
+
+/** Leaf pages one `merge` step writes at most: a transaction of a few MiB. */
+const MERGE_STEP_PAGES = 1000;
+
+/**
+ * The merging `automerge` held back during the deferral, done at its end: FTS5 `merge` steps, each
+ * in its own transaction, until no level holds `usermerge` (4) segments. Left to later writes, it
+ * would fall on hooks, a little at a time, and searches would walk the extra segments meanwhile.
+ */
+function mergeSettled(db: Database, table: string): void {
+  const total = () => (db.query("SELECT total_changes() AS n").get() as { n: number }).n;
+  for (;;) {
+    const before = total();
+    writeTransaction(db, () =>
+      db
+        .query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`)
+        .run({ pages: MERGE_STEP_PAGES }),
+    );
+    // FTS5: a step that merged something changes at least two rows (docs/search.md).
+    if (total() - before < 2) return;
+  }
 }
 
 /**

@@ -66,7 +66,11 @@ async function main(): Promise<void> {
     await runHookProcess(hookEvent);
   } else if (first === "statusline" && argv.every((a) => a === "statusline" || a === "--json")) {
     // Claude Code runs the status line as often as a hook: skip the CLI framework here too.
-    const { runStatusline } = await import("./commands/statusline.ts");
+    const [{ runStatusline }, { markOneShot }] = await Promise.all([
+      import("./commands/statusline.ts"),
+      import("./db/one-shot.ts"),
+    ]);
+    markOneShot();
     await runStatusline(argv.includes("--json"));
   } else {
     // citty decides on colour when it is imported: settle it first, from the real stdout (no
@@ -75,7 +79,12 @@ async function main(): Promise<void> {
       const { detectStdoutTty } = await import("./render/tty.ts");
       if (!(await detectStdoutTty())) process.env.NO_COLOR = "1";
     }
-    const { runCli } = await import("./main.ts");
+    // This process ends with the command: its readers are left to the exit (src/db/one-shot.ts).
+    const [{ runCli }, { markOneShot }] = await Promise.all([
+      import("./main.ts"),
+      import("./db/one-shot.ts"),
+    ]);
+    markOneShot();
     await runCli(argv);
   }
 }

@@ -66,11 +66,7 @@ async function main(): Promise<void> {
     await runHookProcess(hookEvent);
   } else if (first === "statusline" && argv.every((a) => a === "statusline" || a === "--json")) {
     // Claude Code runs the status line as often as a hook: skip the CLI framework here too.
-    const [{ runStatusline }, { markOneShot }] = await Promise.all([
-      import("./commands/statusline.ts"),
-      import("./db/one-shot.ts"),
-    ]);
-    markOneShot();
+    const { runStatusline } = await import("./commands/statusline.ts");
     await runStatusline(argv.includes("--json"));
   } else {
     // citty decides on colour when it is imported: settle it first, from the real stdout (no
@@ -79,12 +75,7 @@ async function main(): Promise<void> {
       const { detectStdoutTty } = await import("./render/tty.ts");
       if (!(await detectStdoutTty())) process.env.NO_COLOR = "1";
     }
-    // This process ends with the command: its readers are left to the exit (src/db/one-shot.ts).
-    const [{ runCli }, { markOneShot }] = await Promise.all([
-      import("./main.ts"),
-      import("./db/one-shot.ts"),
-    ]);
-    markOneShot();
+    const { runCli } = await import("./main.ts");
     await runCli(argv);
   }
 }

@@ -4,7 +4,6 @@
  */
 import { constants, Database } from "bun:sqlite";
 import { ThroughlineError } from "../errors.ts";
-import { isOneShot } from "./one-shot.ts";
 import { dropReadMarks, ensureMarks, fileOf } from "./pending-marks.ts";
 import { readTransaction, writeTransaction } from "./tx.ts";
 import { SCHEMA_VERSION, schemaVersion } from "./version.ts";
@@ -386,11 +385,7 @@ export function withDatabase<T>(db: Database, fn: (db: Database) => T): T {
  * its synchronous part only: held across awaits, it would pin the log and never see a new turn.
  */
 export function withReader<T>(path: string, fn: (db: Database) => T): T {
-  const db = openForRead(path);
-  // A process that ends with its command leaves the connection to its exit: nothing of a
-  // read-only connection needs closing, and `close` cost a pull ~0.3 ms (docs/architecture.md).
-  if (isOneShot()) return readTransaction(db, () => fn(db));
-  return withDatabase(db, (d) => readTransaction(d, () => fn(d)));
+  return withDatabase(openForRead(path), (db) => readTransaction(db, () => fn(db)));
 }
 
 export function withWriter<T>(path: string, fn: (db: Database) => T): T {

@@ -3,7 +3,6 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { markOneShot } from "../../src/db/one-shot.ts";
 import { openForRead, openForWrite, peekUserVersion, withReader } from "../../src/db/open.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
@@ -199,42 +198,5 @@ describe("database module", () => {
     release();
     expect(await reading).toBe(first + 1);
     w.close();
-  });
-
-  test("a process that ends with its command leaves its reader to the exit; any other closes it", () => {
-    using dir = tempDir();
-    const path = join(dir.path, "tl.db");
-    const w = openForWrite(path);
-    replay(w, [SAMPLE]);
-    w.close();
-    const usable = (db: Database) => {
-      try {
-        db.query("SELECT 1").get();
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    let kept: Database | undefined;
-    withReader(path, (db) => {
-      kept = db;
-    });
-    expect(usable(kept!)).toBe(false);
-    markOneShot();
-    try {
-      withReader(path, (db) => {
-        kept = db;
-      });
-    } finally {
-      markOneShot(false);
-    }
-    // Open, and out of its read transaction: a writer is not held back by it.
-    expect(usable(kept!)).toBe(true);
-    expect(kept!.inTransaction).toBe(false);
-    const w2 = openForWrite(path);
-    w2.query("INSERT INTO sessions (id, created_at, updated_at) VALUES ('after', 1, 1)").run();
-    expect(w2.query("PRAGMA wal_checkpoint(TRUNCATE)").get()).toMatchObject({ busy: 0 });
-    w2.close();
-    kept!.close();
   });
 });

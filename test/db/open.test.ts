@@ -8,6 +8,18 @@ import { MIGRATIONS } from "../../src/db/schema.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
 import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
+/** A database holding the sample transcript, its writer still open; disposed with its directory. */
+function sampleDb() {
+  const dir = tempDir();
+  const path = join(dir.path, "tl.db");
+  const w = openForWrite(path);
+  replay(w, [SAMPLE]);
+  return { path, w, [Symbol.dispose]: () => dir[Symbol.dispose]() };
+}
+
+const sessionCount = (db: Database) =>
+  (db.query("SELECT count(*) AS n FROM sessions").get() as { n: number }).n;
+
 describe("database module", () => {
   test("writers create the directory 0700 and files 0600, in WAL mode with a busy timeout", () => {
     using dir = tempDir();
@@ -151,11 +163,9 @@ describe("database module", () => {
   });
 
   test("a read command's statements read one moment: a write committed between two of them is seen by neither", () => {
-    using dir = tempDir();
-    const path = join(dir.path, "tl.db");
-    const w = openForWrite(path);
-    replay(w, [SAMPLE]);
-    const count = (db: Database) => (db.query("SELECT count(*) AS n FROM sessions").get() as { n: number }).n;
+    using sample = sampleDb();
+    const { path, w } = sample;
+    const count = sessionCount;
     const add = (id: string) =>
       w.query("INSERT INTO sessions (id, created_at, updated_at) VALUES (?, 1, 1)").run(id);
     const seen = withReader(path, (db) => {
@@ -177,11 +187,9 @@ describe("database module", () => {
   });
 
   test("an async read holds its moment for its synchronous part only", async () => {
-    using dir = tempDir();
-    const path = join(dir.path, "tl.db");
-    const w = openForWrite(path);
-    replay(w, [SAMPLE]);
-    const count = (db: Database) => (db.query("SELECT count(*) AS n FROM sessions").get() as { n: number }).n;
+    using sample = sampleDb();
+    const { path, w } = sample;
+    const count = sessionCount;
     let release = () => {};
     const gate = new Promise<void>((r) => {
       release = r;

@@ -13,33 +13,50 @@ import { join } from "node:path";
 import { selfInvocation } from "../../src/core/invocation.ts";
 import { CLI_ENTRY, createHome, e2eSkipReason, installHooks, runPrint } from "./driver.ts";
 import { bash, nonce, printed, pushIn, sessionRequests, turnStored } from "./scenario.ts";
-import { lastPrompt, type RecordedRequest, stepInTurn, toolResults, toolResultText } from "./stand-in.ts";
+import {
+  lastPrompt,
+  type MessagesBody,
+  type RecordedRequest,
+  type Reply,
+  type ScriptFn,
+  stepInTurn,
+  toolResults,
+  toolResultText,
+} from "./stand-in.ts";
 
 const SKIP = e2eSkipReason();
+
+/**
+ * The stand-in model of these tests: `read` (the first prompt) reads `file` with Claude Code's Read
+ * tool, `go` (the first prompt after the handoff) answers by `onGo` at each step of its turn,
+ * anything else briefly. `file` is set once the home exists.
+ */
+function readThenGo(tag: string, name: string, onGo: (body: MessagesBody, step: number) => Reply | string) {
+  const s = { read: `p1 ${tag} read ${name}`, go: `continue ${tag}`, file: "" };
+  const script: ScriptFn = (_r, body) => {
+    const prompt = lastPrompt(body);
+    const step = stepInTurn(body);
+    if (prompt === s.read)
+      return step === 0 ? { tools: [{ name: "Read", input: { file_path: s.file } }] } : `Read it ${tag}.`;
+    if (prompt.includes(s.go)) return onGo(body, step);
+    return `Reply to: ${prompt.slice(0, 40)}`;
+  };
+  return Object.assign(s, { script });
+}
 
 describe.skipIf(SKIP !== null)("tool facts after a handoff (real Claude Code)", () => {
   test("the printed --l2 pull returns a pushed turn's read; a slash command's text is in the push", async () => {
     const tag = nonce();
     const name = `parse_rows_${tag}`;
-    const read = `p1 ${tag} read rows.py`;
-    const go = `continue ${tag}`;
-    let file = "";
-    await using h = await createHome({
-      script: (_r, body) => {
-        const prompt = lastPrompt(body);
-        const step = stepInTurn(body);
-        if (prompt === read)
-          return step === 0 ? { tools: [{ name: "Read", input: { file_path: file } }] } : `Read it ${tag}.`;
-        if (prompt.includes(go)) {
-          if (step === 0) return bash(printed(pushIn(body), "recall --l2 ") ?? "echo no-l2-in-push");
-          return `Pulled ${tag}.`;
-        }
-        return `Reply to: ${prompt.slice(0, 40)}`;
-      },
-    });
+    const sc = readThenGo(tag, "rows.py", (body, step) =>
+      step === 0 ? bash(printed(pushIn(body), "recall --l2 ") ?? "echo no-l2-in-push") : `Pulled ${tag}.`,
+    );
+    const { read, go } = sc;
+    await using h = await createHome({ script: sc.script });
     expect(installHooks(h, "install", { record: false })).toBe("install");
     const invocation = selfInvocation(CLI_ENTRY, process.execPath);
-    file = join(h.project, "rows.py");
+    const file = join(h.project, "rows.py");
+    sc.file = file;
     writeFileSync(file, `def ${name}(text):\n    return text.split()\n`);
     mkdirSync(join(h.project, ".claude", "commands"), { recursive: true });
     writeFileSync(
@@ -78,35 +95,26 @@ describe.skipIf(SKIP !== null)("tool facts after a handoff (real Claude Code)", 
     const tag = nonce();
     // Deep in the file: no tool line, brief or pushed text holds it, only the read's output (L3).
     const word = `staging_port_${tag}`;
-    const read = `p1 ${tag} read settings.py`;
-    const go = `continue ${tag}`;
-    let file = "";
     let searched = "";
-    await using h = await createHome({
-      script: (_r, body) => {
-        const prompt = lastPrompt(body);
-        const step = stepInTurn(body);
-        if (prompt === read)
-          return step === 0 ? { tools: [{ name: "Read", input: { file_path: file } }] } : `Read it ${tag}.`;
-        if (prompt.includes(go)) {
-          if (step === 0) {
-            // The guide's command as printed, with the words the model is looking for.
-            const printedSearch = printed(pushIn(body), "search ") ?? "echo no-search-in-push";
-            searched = printedSearch.replace("<words>", word);
-            return bash(searched);
-          }
-          if (step === 1) {
-            const found = toolResults(body).map(toolResultText).join("\n");
-            return bash(/^ {3}→ (.+ detail .+)$/m.exec(found)?.[1] ?? "echo no-detail-in-result");
-          }
-          return `Found it ${tag}.`;
-        }
-        return `Reply to: ${prompt.slice(0, 40)}`;
-      },
+    const sc = readThenGo(tag, "settings.py", (body, step) => {
+      if (step === 0) {
+        // The guide's command as printed, with the words the model is looking for.
+        const printedSearch = printed(pushIn(body), "search ") ?? "echo no-search-in-push";
+        searched = printedSearch.replace("<words>", word);
+        return bash(searched);
+      }
+      if (step === 1) {
+        const found = toolResults(body).map(toolResultText).join("\n");
+        return bash(/^ {3}→ (.+ detail .+)$/m.exec(found)?.[1] ?? "echo no-detail-in-result");
+      }
+      return `Found it ${tag}.`;
     });
+    const { read, go } = sc;
+    await using h = await createHome({ script: sc.script });
     expect(installHooks(h, "install", { record: false })).toBe("install");
     const invocation = selfInvocation(CLI_ENTRY, process.execPath);
-    file = join(h.project, "settings.py");
+    const file = join(h.project, "settings.py");
+    sc.file = file;
     const lines = Array.from({ length: 40 }, (_, i) => `OPTION_${i} = ${i}`);
     lines[23] = `${word.toUpperCase()} = 48213`;
     writeFileSync(file, `${lines.join("\n")}\n`);

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { SETTLED_MS } from "../../src/db/pending-marks.ts";
+import { databaseState, SETTLED_MS } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { SAMPLE, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, isOneLine, snapshot, unprivileged } from "./harness.ts";
@@ -83,6 +83,14 @@ describe("reads never write (docs/architecture.md)", () => {
     expect(after.filter((l) => !/^throughline\.db-(wal|shm) /.test(l))).toEqual(before);
     for (const l of after.filter((l) => l.startsWith("throughline.db-wal ")))
       expect(l.split(" ")[1]).toBe("0");
+    // Once they exist, the reads leave the file and the log as they found them, times included (the
+    // status line's kept facts are keyed on both: src/db/pending-marks.ts databaseState).
+    const mainAndLog = () => snapshot(dir.path).filter((l) => !/^throughline\.db-(shm|pending) /.test(l));
+    const kept = mainAndLog();
+    expect(kept.map((l) => l.split(" ")[0])).toEqual(["throughline.db", "throughline.db-wal"]);
+    for (const r of runReads(path, []))
+      expect({ args: r.args, ok: r.ok }).toEqual({ args: r.args, ok: true });
+    expect(mainAndLog()).toEqual(kept);
   }, 60_000);
 
   test("in a directory the reader cannot write, every read command works and creates nothing", () => {
@@ -162,6 +170,13 @@ describe("reads never write (docs/architecture.md)", () => {
     const status = join("throughline.db-pending", "status");
     expect(files()).toEqual([...before, status, join(status, SESSION)].sort());
     expect(line([]).stdout.toString()).toBe("ctx 10 / 200k (0%) · mem 4 turns\n");
+    // Settled again with the log in place, a line reads and keeps the state it read at; its read
+    // changed nothing of that state, so the next lines answer from what it kept.
+    await Bun.sleep(SETTLED_MS + 50);
+    expect(line([]).stdout.toString()).toBe("ctx 10 / 200k (0%) · mem 4 turns\n");
+    const keptKey = () =>
+      (JSON.parse(readFileSync(join(dir.path, status, SESSION), "utf8")) as { key: string }).key;
+    expect(keptKey()).toBe(databaseState(path).key);
   }, 60_000);
 
   test("after a hook left its commit in the WAL, a reader that cannot write sees it and creates nothing", async () => {

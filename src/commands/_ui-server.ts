@@ -25,6 +25,7 @@ import {
   turnIdOf,
   type UiTurnRow,
 } from "../db/queries/ui.ts";
+import { readTransaction } from "../db/tx.ts";
 import { ThroughlineError } from "../errors.ts";
 import { searchTurns } from "../read/search-turns.ts";
 import css from "../render/ui/style.css" with { type: "text" };
@@ -272,8 +273,14 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     if (!handler) return respond(errorPage(404, `no page at ${url.pathname}`), 404, HTML);
     let db: Database | null = null;
     try {
-      db = openForRead(opts.dbPath);
-      return respond(handler(db, url), 200, HTML);
+      const open = openForRead(opts.dbPath);
+      db = open;
+      // A page reads one moment, as a pull does (src/db/open.ts withReader).
+      return respond(
+        readTransaction(open, () => handler(open, url)),
+        200,
+        HTML,
+      );
     } catch (err) {
       if (err instanceof ThroughlineError) return respond(errorPage(404, err.message), 404, HTML);
       const line = String((err as Error)?.message ?? err).split("\n")[0];

@@ -381,8 +381,8 @@ export function withDatabase<T>(db: Database, fn: (db: Database) => T): T {
  * `fn` on a read-only connection, its statements in one read transaction: they all read one
  * moment of the database (docs/architecture.md, "The read path"), so a writer committing
  * between two of them (a Stop beside a `search`, whose bounds and candidates are statements
- * apart) is seen by all of them or by none. An async `fn` (the ui server) keeps that moment for
- * its synchronous part only: held across awaits, it would pin the log and never see a new turn.
+ * apart) is seen by all of them or by none. An async `fn` would keep that moment for its
+ * synchronous part only: held across awaits, it would pin the log and never see a new turn.
  */
 export function withReader<T>(path: string, fn: (db: Database) => T): T {
   return withDatabase(openForRead(path), (db) => readTransaction(db, () => fn(db)));

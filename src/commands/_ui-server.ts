@@ -1,7 +1,7 @@
 /**
  * The web view's server (`throughline ui`, docs/ui.md): Bun.serve on 127.0.0.1, every request
  * checked (src/core/ui-guard.ts), every page rendered on the server from a read-only
- * connection opened per request the way the pulls open it (openForRead), never written.
+ * connection opened per request the way the pulls open it (withReader), never written.
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { pageLinks, parsePage } from "../core/paging.ts";
 import { SEARCH_KINDS } from "../core/search.ts";
 import { judge, SECURITY_HEADERS, tokenCookie } from "../core/ui-guard.ts";
-import { type Database, openForRead } from "../db/open.ts";
+import { type Database, openForRead, withReader } from "../db/open.ts";
 import { countChainTurns, detailsOf, loadContextInput, resolveChain } from "../db/queries/chain.ts";
 import { chainOf } from "../db/queries/sessions.ts";
 import {
@@ -25,7 +25,6 @@ import {
   turnIdOf,
   type UiTurnRow,
 } from "../db/queries/ui.ts";
-import { readTransaction } from "../db/tx.ts";
 import { ThroughlineError } from "../errors.ts";
 import { searchTurns } from "../read/search-turns.ts";
 import css from "../render/ui/style.css" with { type: "text" };
@@ -271,13 +270,10 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
       return respond(client ?? "", 200, "text/javascript; charset=utf-8");
     const handler = table[url.pathname];
     if (!handler) return respond(errorPage(404, `no page at ${url.pathname}`), 404, HTML);
-    let db: Database | null = null;
     try {
-      const open = openForRead(opts.dbPath);
-      db = open;
-      // A page reads one moment, as a pull does (src/db/open.ts withReader).
+      // A page reads one moment, as a pull does.
       return respond(
-        readTransaction(open, () => handler(open, url)),
+        withReader(opts.dbPath, (db) => handler(db, url)),
         200,
         HTML,
       );
@@ -285,8 +281,6 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
       if (err instanceof ThroughlineError) return respond(errorPage(404, err.message), 404, HTML);
       const line = String((err as Error)?.message ?? err).split("\n")[0];
       return respond(errorPage(500, `could not read the database: ${line}`), 500, HTML);
-    } finally {
-      db?.close();
     }
   };
   let server: ReturnType<typeof Bun.serve>;

@@ -26,6 +26,11 @@ const CORPUS_TRANSCRIPTS = join(CORPUS, "transcripts");
 const CLI = join(REPO, "src", "cli.ts");
 const INDEX_NAMES = ["bodies_fts", "details_fts", "events_fts"];
 
+/** Each index's segments: one segment id per segment in its %_idx table. */
+function segmentsOf(db: Database): number[] {
+  return INDEX_NAMES.map((t) => count(db, `SELECT count(DISTINCT segid) AS n FROM ${t}_idx`));
+}
+
 /** Each index's FTS5 `automerge` as configured (null: never set, FTS5's default of 4). */
 function automerge(db: Database): (number | null)[] {
   return INDEX_NAMES.map(
@@ -124,9 +129,7 @@ describe("one-pass indexing of a bulk ingest", () => {
   test("an ingest that wrote most of an index leaves it in one segment; a small one after it leaves its own", () => {
     using dir = tempDir("tl-bulk-optimize-");
     const db = openForWrite(join(dir.path, "tl.db"));
-    // One segment id per segment in an index's %_idx table.
-    const segments = () =>
-      INDEX_NAMES.map((t) => count(db, `SELECT count(DISTINCT segid) AS n FROM ${t}_idx`));
+    const segments = () => segmentsOf(db);
     try {
       let most = [0, 0, 0];
       replay(db, FIXTURE_INPUTS, {
@@ -157,8 +160,7 @@ describe("one-pass indexing of a bulk ingest", () => {
   test("FTS5's merges wait while a deferral is on; a small ingest ends with its segments merged as automerge would", () => {
     using dir = tempDir("tl-bulk-merge-");
     const db = openForWrite(join(dir.path, "tl.db"));
-    const segments = () =>
-      INDEX_NAMES.map((t) => count(db, `SELECT count(DISTINCT segid) AS n FROM ${t}_idx`));
+    const segments = () => segmentsOf(db);
     try {
       const seen = new Set<string>();
       replay(db, FIXTURE_INPUTS, {

@@ -25,10 +25,26 @@ export interface DeferralOwner {
  */
 export const AUTOMERGE = 4;
 
-const FTS_TABLES = ["bodies_fts", "details_fts", "events_fts"] as const;
+/** The newest id of each indexed table: where the rows written from now on start. */
+export interface NewestIds {
+  bodies: number;
+  details: number;
+  events: number;
+}
+
+/** Each indexed table's full-text index. */
+const FTS_OF: Record<keyof NewestIds, string> = {
+  bodies: "bodies_fts",
+  details: "details_fts",
+  events: "events_fts",
+};
+
+/** The newest id of bodies, details and events, in that order: one definition for every statement here. */
+const NEWEST_IDS = `(SELECT coalesce(max(id), 0) FROM bodies), (SELECT coalesce(max(id), 0) FROM details),
+  (SELECT coalesce(max(id), 0) FROM events)`;
 
 function setAutomerge(db: Database, value: number): void {
-  for (const t of FTS_TABLES)
+  for (const t of Object.values(FTS_OF))
     db.query(`INSERT INTO ${t}(${t}, rank) VALUES ('automerge', $v)`).run({ v: value });
 }
 
@@ -87,9 +103,7 @@ function pass(db: Database, m: Marks): void {
     `INSERT INTO events_fts(rowid, text) SELECT e.id, ${EVENT_FTS_TEXT("e")} FROM events e WHERE e.id > $from`,
   ).run({ from: m.events_from });
   db.run(
-    `UPDATE fts_deferral SET bodies_from = (SELECT coalesce(max(id), 0) FROM bodies),
-       details_from = (SELECT coalesce(max(id), 0) FROM details),
-       events_from = (SELECT coalesce(max(id), 0) FROM events) WHERE id = 1`,
+    `UPDATE fts_deferral SET (bodies_from, details_from, events_from) = (SELECT ${NEWEST_IDS}) WHERE id = 1`,
   );
 }
 
@@ -100,8 +114,7 @@ function pass(db: Database, m: Marks): void {
 function ensureOn(db: Database): void {
   const on = db.run(
     `INSERT OR IGNORE INTO fts_deferral (id, bodies_from, details_from, events_from)
-     SELECT 1, (SELECT coalesce(max(id), 0) FROM bodies), (SELECT coalesce(max(id), 0) FROM details),
-            (SELECT coalesce(max(id), 0) FROM events)`,
+     SELECT 1, ${NEWEST_IDS}`,
   );
   if (on.changes > 0) setAutomerge(db, 0);
 }
@@ -130,20 +143,9 @@ function settle(db: Database, now: number, alive: (pid: number) => boolean, keep
   }
 }
 
-/** The newest id of each indexed table: where the rows written from now on start. */
-export interface NewestIds {
-  bodies: number;
-  details: number;
-  events: number;
-}
-
 function newestIds(db: Database): NewestIds {
-  return db
-    .query<NewestIds, []>(
-      `SELECT (SELECT coalesce(max(id), 0) FROM bodies) AS bodies, (SELECT coalesce(max(id), 0) FROM details) AS details,
-              (SELECT coalesce(max(id), 0) FROM events) AS events`,
-    )
-    .get()!;
+  const [bodies, details, events] = db.query(`SELECT ${NEWEST_IDS}`).values()[0] as [number, number, number];
+  return { bodies, details, events };
 }
 
 /**
@@ -158,12 +160,6 @@ export function beginDeferral(db: Database, owner: DeferralOwner, now: number): 
     return newestIds(db);
   });
 }
-
-const FTS_OF: Record<keyof NewestIds, string> = {
-  bodies: "bodies_fts",
-  details: "details_fts",
-  events: "events_fts",
-};
 
 /**
  * After an ingest that wrote at least half of an index's rows (a first import, say), that index is

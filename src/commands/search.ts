@@ -112,6 +112,7 @@ export default defineCommand({
       const view: SearchView = {
         query: given.join(" "),
         terms: res.terms,
+        matchTerms: res.queryTerms,
         scopeLabel: label,
         scopeAll: scope.kind === "all",
         kinds,

@@ -2,8 +2,10 @@
  * Pure parts of `throughline search`: the trigram query and the substrings that verify it,
  * case folding, snippets and context windows cut from the stored text (the FTS tables are
  * contentless, so FTS5's own snippet() has nothing to cut from), the merge of ranked rows from
- * the three indexes and their ranking by turn (docs/search.md).
+ * the three indexes and their ranking by turn (docs/search.md). What a query's words mean (their
+ * forms, stop words, phrases) is core/query.ts.
  */
+import { type Form, type QueryTerm, startGlobs, termAt, termCount } from "./query.ts";
 
 export const SEARCH_KINDS = ["l2", "l3", "events"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -99,12 +101,20 @@ export function caseFolds(terms: readonly string[]): [from: string, to: string][
   return out;
 }
 
+/** A term as typed (a plain substring) or as parsed (its forms). */
+export type Term = string | QueryTerm;
+
+function asTerm(t: Term): QueryTerm {
+  return typeof t === "string" ? { text: t, forms: [{ s: foldCase(t), start: false }] } : t;
+}
+
 /** Where the first of the terms occurs, case-insensitively (longest term first); -1 when none does. */
-function firstMatch(text: string, terms: readonly string[]): { at: number; len: number } {
+function firstMatch(text: string, terms: readonly Term[]): { at: number; len: number } {
   const lower = foldCase(text);
-  for (const t of [...terms].sort((a, b) => b.length - a.length)) {
-    const at = lower.indexOf(foldCase(t));
-    if (at >= 0) return { at, len: t.length };
+  const longest = (t: QueryTerm) => Math.max(0, ...t.forms.map((f) => f.s.length));
+  for (const t of terms.map(asTerm).sort((a, b) => longest(b) - longest(a))) {
+    const m = termAt(text, lower, t);
+    if (m.at >= 0) return m;
   }
   return { at: -1, len: 0 };
 }
@@ -132,7 +142,7 @@ function cutLine(text: string, from: number, to: number): string {
 }
 
 /** One line of context around the first match, with `…` where the text was cut. */
-export function snippet(text: string, terms: readonly string[], context = SNIPPET_CONTEXT): string {
+export function snippet(text: string, terms: readonly Term[], context = SNIPPET_CONTEXT): string {
   const m = firstMatch(text, terms);
   const at = Math.max(m.at, 0);
   return cutLine(text, Math.max(0, at - context), Math.min(text.length, at + m.len + context));
@@ -146,14 +156,14 @@ const WINDOW_TERM_MAX = 200;
  * `context` characters on each side; occurrences whose windows touch share one line. Terms
  * not found (another fold than the index's) are left out. In the order of the text.
  */
-export function windowsOf(text: string, terms: readonly string[], context = WINDOW_CONTEXT): string[] {
+export function windowsOf(text: string, terms: readonly Term[], context = WINDOW_CONTEXT): string[] {
   const folded = foldCase(text);
   const spans: { from: number; to: number }[] = [];
   for (const t of terms) {
-    const at = folded.indexOf(foldCase(t));
-    if (at < 0) continue;
-    const len = Math.min(t.length, WINDOW_TERM_MAX);
-    spans.push({ from: Math.max(0, at - context), to: Math.min(text.length, at + len + context) });
+    const m = termAt(text, folded, asTerm(t));
+    if (m.at < 0) continue;
+    const len = Math.min(m.len, WINDOW_TERM_MAX);
+    spans.push({ from: Math.max(0, m.at - context), to: Math.min(text.length, m.at + len + context) });
   }
   spans.sort((a, b) => a.from - b.from);
   const merged: { from: number; to: number }[] = [];
@@ -181,6 +191,8 @@ export interface SearchCandidate {
    * the whole indexed text); the head adds what it holds.
    */
   terms?: number;
+  /** Bits of the terms a query of their own forms (not a synonym) found in the row. */
+  own?: number;
 }
 
 export interface Ranked {
@@ -192,6 +204,18 @@ export interface Ranked {
   turn: string | null;
   /** The terms the row holds, a bit per term (index in the query's terms). */
   terms: number;
+  /** Of those, the terms held by their own forms, not only by a synonym. */
+  own: number;
+  /** Of those, the terms held as typed (core/query.ts QueryTerm.exact; seen in the row's head). */
+  exact: number;
+}
+
+/**
+ * How strongly a row or turn holds the query: a term held as typed counts three, by another of
+ * its forms two (`migrat` for `migrations`), by a synonym only one (docs/search.md, "Ranking").
+ */
+export function strength(r: { terms: number; own: number; exact: number }): number {
+  return bitCount(r.terms) + bitCount(r.own & r.terms) + bitCount(r.exact & r.terms);
 }
 
 /** Terms of at least this many characters are looked up in the trigram index. */
@@ -274,6 +298,37 @@ export function textMatch(
   return { match: groups.join(" AND "), substrings: [...long, ...short], anySubstring: false };
 }
 
+/** How a parsed query reads the trigram index, and the clauses a row must satisfy. */
+export interface TermsMatch {
+  /** FTS5 query of single trigrams, or null when no term can be looked up by trigrams. */
+  match: string | null;
+  /** Every clause must hold: a clause holds when any one of its forms does (core/query.ts formAt). */
+  clauses: Form[][];
+}
+
+/** Whether every form of a term can be looked up by its trigrams. */
+export function termIndexable(term: QueryTerm): boolean {
+  return term.forms.length > 0 && term.forms.every((f) => indexable(f.s));
+}
+
+/**
+ * The index query for parsed terms, all of which must occur in a row: per term, any of its
+ * forms (each by its covering trigrams). A term with a form too short for trigrams is left to
+ * the clauses alone (docs/search.md, "Query rules").
+ */
+export function termsMatch(terms: readonly QueryTerm[]): TermsMatch {
+  const groups: string[] = [];
+  for (const t of terms) {
+    if (!termIndexable(t)) continue;
+    const forms = t.forms.map((f) => termTrigrams(f.s).map(ftsToken).join(" AND "));
+    groups.push(forms.length === 1 ? `(${forms[0]})` : `(${forms.map((f) => `(${f})`).join(" OR ")})`);
+  }
+  return { match: groups.length > 0 ? groups.join(" AND ") : null, clauses: terms.map((t) => t.forms) };
+}
+
+/** SQL GLOB patterns for a start-only form, or null (core/query.ts startGlobs). */
+export { startGlobs };
+
 /** The query's terms, each once (folded alike), in the order given. */
 export function distinctTerms(terms: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -327,16 +382,28 @@ export function bitCount(bits: number): number {
   return n;
 }
 
-/** Bits of the terms a folded text holds. */
-function termBits(folded: string, terms: readonly string[]): number {
+/**
+ * Bits of the terms a text holds (`folded` is foldCase(text)): by any form, by their own forms
+ * only (`own`), or as typed (`exact`).
+ */
+function termBits(text: string, folded: string, terms: readonly QueryTerm[], how: false | "own" | "exact"): number {
   let bits = 0;
-  for (let i = 0; i < terms.length && i < COVERAGE_TERMS; i++) if (folded.includes(terms[i]!)) bits |= 1 << i;
+  for (let i = 0; i < terms.length && i < COVERAGE_TERMS; i++) {
+    const t = terms[i]!;
+    const probe = how === false ? t : how === "own" ? ownForms(t) : t.exact ? { text: t.text, forms: [t.exact] } : t;
+    if (termAt(text, folded, probe).at >= 0) bits |= 1 << i;
+  }
   return bits;
+}
+
+/** A term without its synonyms. */
+export function ownForms(t: QueryTerm): QueryTerm {
+  return t.forms.some((f) => f.synonym) ? { ...t, forms: t.forms.filter((f) => !f.synonym) } : t;
 }
 
 /** Rows before turns: more of the terms first, then bm25, then newest. */
 function byRow(a: Ranked, b: Ranked): number {
-  const more = a.terms === b.terms ? 0 : bitCount(b.terms) - bitCount(a.terms);
+  const more = strength(b) - strength(a);
   return more || a.score - b.score || b.ts - a.ts || b.id - a.id;
 }
 
@@ -347,15 +414,19 @@ function byRow(a: Ranked, b: Ranked): number {
  */
 export function rankCandidates(
   lists: readonly (readonly SearchCandidate[])[],
-  terms: readonly string[],
+  given: readonly Term[],
 ): Ranked[] {
-  const folded = terms.map(foldCase);
+  const terms = given.map(asTerm);
   const all: Ranked[] = [];
   for (const list of lists) {
     const heads = list.map((c) => foldCase(c.head));
-    const scores = bm25Folded(heads, list, folded);
+    const scores = bm25Terms(
+      list.map((c, i) => ({ text: c.head, folded: heads[i]!, length: c.length })),
+      terms,
+    );
     list.forEach((c, i) => {
-      const bits = termBits(heads[i]!, folded) | (c.terms ?? 0);
+      const held = termBits(c.head, heads[i]!, terms, false);
+      const bits = held | (c.terms ?? 0);
       all.push({
         kind: c.kind,
         id: c.id,
@@ -364,6 +435,8 @@ export function rankCandidates(
         label: c.label,
         turn: c.turn,
         terms: bits,
+        own: termBits(c.head, heads[i]!, terms, "own") | (c.own ?? 0),
+        exact: termBits(c.head, heads[i]!, terms, "exact"),
       });
     });
   }
@@ -375,6 +448,9 @@ export function rankCandidates(
 export interface RankedTurn extends TurnGroup<Ranked> {
   /** Bits of the terms the turn's rows hold between them. */
   terms: number;
+  /** Of those, held by their own forms; and as typed (Ranked.own, Ranked.exact). */
+  own: number;
+  exact: number;
   /**
    * How widely the turn holds the terms: for each term, its idf over the candidate turns times
    * log(1 + the turn's rows holding it), a prompt or reply row counting double.
@@ -405,12 +481,14 @@ export function rankTurns(ranked: readonly Ranked[], termCount: number): RankedT
     let k = r.turn === null ? undefined : byTurn.get(r.turn);
     if (k === undefined) {
       k = turns.length;
-      turns.push({ best: r, members: [], terms: 0, spread: 0, key: 0 });
+      turns.push({ best: r, members: [], terms: 0, own: 0, exact: 0, spread: 0, key: 0 });
       if (r.turn !== null) byTurn.set(r.turn, k);
     }
     const t = turns[k]!;
     t.members.push(r);
     t.terms |= r.terms;
+    t.own |= r.own;
+    t.exact |= r.exact;
     const w = r.kind === "l2" ? L2_WEIGHT : 1;
     for (let i = 0; i < n; i++) if ((r.terms & (1 << i)) !== 0) weights[k * n + i]! += w;
   }
@@ -424,7 +502,7 @@ export function rankTurns(ranked: readonly Ranked[], termCount: number): RankedT
     }
   }
   // Terms held, then terms in the best row, then spread (< 1e6: 30 terms, each idf × log < 1e3).
-  for (const t of turns) t.key = bitCount(t.terms) * 1e8 + bitCount(t.best.terms) * 1e6 + t.spread;
+  for (const t of turns) t.key = strength(t) * 1e8 + strength(t.best) * 1e6 + t.spread;
   turns.sort(
     (a, b) => b.key - a.key || a.best.score - b.best.score || b.best.ts - a.best.ts || b.best.id - a.best.id,
   );
@@ -454,7 +532,7 @@ export function windowRows(turn: RankedTurn, max = WINDOWS_MAX): { row: Ranked; 
 }
 
 /** The terms whose bits are set, in query order. */
-export function termsOf(bits: number, terms: readonly string[]): string[] {
+export function termsOf<T>(bits: number, terms: readonly T[]): T[] {
   return terms.filter((_, i) => i < COVERAGE_TERMS && (bits & (1 << i)) !== 0);
 }
 
@@ -501,6 +579,26 @@ export function bm25Scores(
     docs,
     terms.map((t) => t.toLowerCase()),
   );
+}
+
+/** Okapi BM25 as bm25Scores, over parsed terms: a term's frequency counts the places any of its forms match. */
+function bm25Terms(docs: readonly { text: string; folded: string; length: number }[], terms: readonly QueryTerm[]): number[] {
+  const n = docs.length;
+  if (n === 0) return [];
+  const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
+  const tf = terms.map((t) => docs.map((d) => termCount(d.text, d.folded, t)));
+  const idf = tf.map((col) => {
+    const df = col.filter((c) => c > 0).length;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  });
+  return docs.map((d, i) => {
+    let s = 0;
+    tf.forEach((col, k) => {
+      const f = col[i]!;
+      if (f > 0) s += (idf[k]! * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * d.length) / avg));
+    });
+    return -s;
+  });
 }
 
 /** bm25Scores over texts and terms already folded alike. */

@@ -1,11 +1,8 @@
 /** Ranked search over a scope, shared by `search` and `ui` (docs/search.md, "Ranking"). */
 import {
-  bitCount,
   COVERAGE_TERMS,
   caseFolds,
-  distinctTerms,
   foldCase,
-  indexable,
   type Ranked,
   rankCandidates,
   rankTurns,
@@ -15,14 +12,19 @@ import {
   type SearchHit,
   type SearchKind,
   termsOf,
-  textMatch,
+  termIndexable,
+  termsMatch,
   windowRows,
   windowsOf,
 } from "../core/search.ts";
+import { parseQuery, type QueryTerm } from "../core/query.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
 import { scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
 import type { SearchWindow } from "../render/search.ts";
+
+/** A synonym's own rows per index: fewer than a word's own forms get (it counts for less). */
+const SYNONYM_CANDIDATES = 20;
 
 /**
  * Every matching row of the scope, ranked: the newest SEARCH_CANDIDATES rows per index holding
@@ -37,42 +39,57 @@ export function rankedMatches(
   words: readonly string[],
   kinds: readonly SearchKind[],
   limit = Number.POSITIVE_INFINITY,
-): { ranked: Ranked[]; capped: boolean; terms: string[] } {
-  const terms = distinctTerms(words);
-  const folds = caseFolds(terms);
+): { ranked: Ranked[]; capped: boolean; terms: QueryTerm[] } {
+  const terms = parseQuery(words).slice(0, COVERAGE_TERMS);
+  const folds = caseFolds(terms.flatMap((t) => t.forms.map((f) => f.s)));
   // Each index's bounds once: every query of the search reads the same scope.
   const bounds = scopeBounds(db, kinds, scope);
-  const query = (k: SearchKind, sub: readonly string[]) => {
+  const query = (k: SearchKind, sub: readonly QueryTerm[]) => {
     const b = bounds?.get(k);
-    return { scope, ...textMatch(sub, false, foldCase), folds, ...(b !== undefined ? { bounds: b } : {}) };
+    return { scope, ...termsMatch(sub), folds, ...(b !== undefined ? { bounds: b } : {}) };
   };
-  const all = terms.slice(0, COVERAGE_TERMS).reduce((bits, _, i) => bits | (1 << i), 0);
+  // A phrase or a whole identifier holds its words: the words are what every row must hold.
+  const words_ = terms.filter((t) => !t.whole);
+  const required = words_.length > 0 ? words_ : terms;
+  const requiredBits = terms.reduce((bits, t, i) => (required.includes(t) ? bits | (1 << i) : bits), 0);
   const lists = kinds.map(() => new Map<number, SearchCandidate>());
   let capped = false;
-  const add = (k: number, found: { candidates: SearchCandidate[]; capped: boolean }, bits: number) => {
+  const add = (k: number, found: { candidates: SearchCandidate[]; capped: boolean }, bits: number, own: number) => {
     capped ||= found.capped;
     const list = lists[k]!;
     for (const c of found.candidates) {
       const seen = list.get(c.id);
-      if (seen) seen.terms = (seen.terms ?? 0) | bits;
-      else {
+      if (seen) {
+        seen.terms = (seen.terms ?? 0) | bits;
+        seen.own = (seen.own ?? 0) | own;
+      } else {
         c.terms = bits;
+        c.own = own;
         list.set(c.id, c);
       }
     }
   };
   kinds.forEach((k, i) => {
-    add(i, searchCandidates(db, k, query(k, terms), SEARCH_CANDIDATES), all);
+    add(i, searchCandidates(db, k, query(k, required), SEARCH_CANDIDATES), requiredBits, 0);
   });
   if (terms.length > 1) {
     const whole = new Set<string | number>();
     for (const list of lists) for (const c of list.values()) whole.add(c.turn ?? `${c.kind}:${c.id}`);
-    if (whole.size >= limit) capped = true;
+    if (whole.size >= limit && required.length === terms.length) capped = true;
     else
       kinds.forEach((k, i) => {
         terms.forEach((t, bit) => {
-          if (indexable(t) && bit < COVERAGE_TERMS)
-            add(i, searchCandidates(db, k, query(k, [t]), SEARCH_TERM_CANDIDATES), 1 << bit);
+          if (!termIndexable(t)) return;
+          // One lookup per form: an OR of forms would fold each row's text once per form.
+          for (const f of t.forms) {
+            const found = searchCandidates(
+              db,
+              k,
+              query(k, [{ text: f.s, forms: [f] }]),
+              f.synonym ? SYNONYM_CANDIDATES : SEARCH_TERM_CANDIDATES,
+            );
+            add(i, found, 1 << bit, f.synonym ? 0 : 1 << bit);
+          }
         });
       });
   }
@@ -107,7 +124,7 @@ export function searchTurns(
   words: readonly string[],
   kinds: readonly SearchKind[],
   limit: number,
-): { results: TurnResult[]; more: boolean; anyWord: boolean; terms: string[] } {
+): { results: TurnResult[]; more: boolean; anyWord: boolean; terms: string[]; queryTerms: QueryTerm[] } {
   const { ranked, capped, terms } = rankedMatches(db, scope, words, kinds, limit);
   const turns = rankTurns(ranked, terms.length);
   const shown = turns.slice(0, limit);
@@ -137,13 +154,16 @@ export function searchTurns(
       for (const line of windowsOf(text, termsOf(w.terms, terms)))
         lines.push({ kind: w.row.kind, label: w.row.label, own, text: line });
     }
-    results.push({ hit, matched, terms: termsOf(turn.terms, terms), windows: lines });
+    results.push({ hit, matched, terms: termsOf(turn.terms, terms).map((t) => t.text), windows: lines });
   }
-  const every = Math.min(terms.length, COVERAGE_TERMS);
+  // A phrase or whole identifier is a bonus: "every word" means every word of it and the rest.
+  const plain = terms.filter((t) => !t.whole);
+  const every = terms.reduce((bits, t, i) => (t.whole ? bits : bits | (1 << i)), 0);
   return {
     results,
     more: turns.length > limit || capped,
-    anyWord: terms.length > 1 && turns.length > 0 && !turns.some((t) => bitCount(t.terms) >= every),
-    terms,
+    anyWord: plain.length > 1 && turns.length > 0 && !turns.some((t) => (t.terms & every) === every),
+    terms: plain.map((t) => t.text),
+    queryTerms: terms,
   };
 }

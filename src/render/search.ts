@@ -8,7 +8,7 @@
 import { formatStamp } from "../core/activity-query.ts";
 import { formatIso } from "../core/clock.ts";
 import { PULL_MAX_BYTES } from "../core/context.ts";
-import { type SearchHit, type SearchKind, snippet } from "../core/search.ts";
+import { type SearchHit, type SearchKind, snippet, type Term } from "../core/search.ts";
 import { fit, plural, utf8Length } from "../core/text.ts";
 
 const KIND_LABEL: Record<SearchKind, string> = { l2: "L2", l3: "L3", events: "event" };
@@ -34,8 +34,10 @@ export interface SearchResultView {
 
 export interface SearchView {
   query: string;
-  /** The distinct terms searched for. */
+  /** The words searched for, as typed (stop words out; a phrase or identifier's words apart). */
   terms: string[];
+  /** The terms with their forms (core/query.ts), for snippets; `terms` when absent. */
+  matchTerms?: readonly Term[];
   scopeLabel: string;
   /** The scope is every project already (no `--all` to suggest). */
   scopeAll: boolean;
@@ -60,14 +62,20 @@ function alsoMatched(r: SearchResultView): string | null {
   return rest.length > 0 ? fit(rest.join(", "), ECHO_MAX) : null;
 }
 
-function resultLines(r: SearchResultView, n: number, terms: readonly string[], windows: number): string[] {
+function resultLines(
+  r: SearchResultView,
+  n: number,
+  terms: readonly string[],
+  windows: number,
+  matchTerms: readonly Term[] = terms,
+): string[] {
   const h = r.hit;
   const turn = h.turnNumber === null ? "" : ` · turn ${h.turnNumber}`;
   const lines = [
     `${n}. [${KIND_LABEL[h.kind]} ${h.label}] ${formatStamp(h.ts)} · session ${h.session}${turn}`,
   ];
   const shown = r.windows.slice(0, windows);
-  if (shown.length === 0) lines.push(`   ${snippet(h.text, terms)}`);
+  if (shown.length === 0) lines.push(`   ${snippet(h.text, matchTerms)}`);
   for (const w of shown) lines.push(`   ${w.own ? "" : `[${KIND_LABEL[w.kind]} ${w.label}] `}${w.text}`);
   const missing = terms.filter((t) => !r.terms.includes(t));
   if (missing.length > 0 && r.terms.length > 0)
@@ -122,8 +130,8 @@ export function renderSearch(v: SearchView, max = PULL_MAX_BYTES): string {
   let shown = 0;
   for (const r of v.results) {
     const n = shown + 1;
-    let block = resultLines(r, n, v.terms, r.windows.length);
-    if (used + size(block) + reserve > max) block = resultLines(r, n, v.terms, 1);
+    let block = resultLines(r, n, v.terms, r.windows.length, v.matchTerms);
+    if (used + size(block) + reserve > max) block = resultLines(r, n, v.terms, 1, v.matchTerms);
     if (used + size(block) + reserve > max) break;
     out.push(...block);
     used += size(block);
@@ -153,7 +161,7 @@ export function searchJson(v: SearchView): Record<string, unknown> {
         label: h.label,
         score: h.score,
         // The hit's own row around the longest term (before windows, the one line of context).
-        snippet: snippet(h.text, v.terms),
+        snippet: snippet(h.text, v.matchTerms ?? v.terms),
         session: h.session,
         turn_key: h.turnNumber === null ? null : `${h.origin}:${h.turnNumber}`,
         time: formatIso(h.ts),

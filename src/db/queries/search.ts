@@ -9,20 +9,28 @@
  * records back as a hook attachment, is never a candidate.
  */
 import type { Database } from "bun:sqlite";
+import type { Form } from "../../core/query.ts";
 import {
   eventText,
   PUSH_HEADING,
   type SearchCandidate,
   type SearchHit,
   type SearchKind,
+  startGlobs,
   type TextMatch,
 } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
 import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
 import { liveOfKey } from "./sessions.ts";
 
-export interface SearchQuery extends TextMatch {
+export interface SearchQuery extends Partial<TextMatch> {
+  match: string | null;
   scope: Scope;
+  /**
+   * A parsed query's test (core/search.ts termsMatch), instead of `substrings`: every clause
+   * holds, a clause when any of its forms does, a start-only form at a word start.
+   */
+  clauses?: readonly (readonly Form[])[];
   /**
    * The lowest and highest row id of the scope in this index (`scopeBounds`), or null when the
    * scope holds none; absent: not looked up (the query then walks the whole index).
@@ -209,6 +217,35 @@ function foldedText(
 }
 
 /**
+ * SQL tests of a parsed query's clauses: a form anywhere is a substring of the folded text; a
+ * start-only form is GLOBbed on the raw text (a word start, camelCase included), which needs no
+ * lower() of the whole text. Parameter names come from loop indexes; the values are bound.
+ */
+function clauseTests(
+  clauses: readonly (readonly Form[])[],
+  raw: string,
+  folded: string,
+  params: Record<string, string | number>,
+): string[] {
+  let n = 0;
+  return clauses.map((forms) => {
+    const tests = forms.map((f) => {
+      const globs = startGlobs(f);
+      if (globs)
+        return globs
+          .map((g) => {
+            params[`f${n}`] = g;
+            return `${raw} GLOB $f${n++}`;
+          })
+          .join(" OR ");
+      params[`f${n}`] = f.s;
+      return `instr(${folded}, $f${n++}) > 0`;
+    });
+    return `(${tests.join(" OR ")})`;
+  });
+}
+
+/**
  * The newest matching rows of one index in the scope, at most `cap` (one more tells that
  * more exist). Newest = highest rowid, the order FTS5 walks cheaply.
  */
@@ -234,12 +271,15 @@ export function searchCandidates(
     where.push(`NOT (${ix.excluded})`);
   }
   const folded = foldedText(`lower(${ix.text})`, q.folds ?? [], params);
-  const tests = q.substrings.map((s, i) => {
-    // Parameter names come from the loop index; the values are bound.
-    params[`sub${i}`] = s;
-    return `instr(${folded}, $sub${i}) > 0`;
-  });
-  if (tests.length > 0) where.push(q.anySubstring ? `(${tests.join(" OR ")})` : tests.join(" AND "));
+  if (q.clauses) where.push(...clauseTests(q.clauses, ix.text, folded, params));
+  else {
+    const tests = (q.substrings ?? []).map((s, i) => {
+      // Parameter names come from the loop index; the values are bound.
+      params[`sub${i}`] = s;
+      return `instr(${folded}, $sub${i}) > 0`;
+    });
+    if (tests.length > 0) where.push(q.anySubstring ? `(${tests.join(" OR ")})` : tests.join(" AND "));
+  }
   const select = `SELECT ${ix.alias}.id AS id, substr(${ix.text}, 1, $head) AS head, length(${ix.text}) AS length,
     ${ix.ts} AS ts, ${ix.label} AS label, ${ix.turn} AS turn`;
   let sql: string;

@@ -102,7 +102,7 @@ const SYNONYMS: readonly string[] = [
   "frontend ui page view",
   "start launch boot",
   "stop kill terminate",
-  "memory ram oom leak",
+  "memory oom leak",
   "branch checkout",
   "merge rebase",
   "password secret key credentials",
@@ -114,7 +114,10 @@ const SYNONYMS: readonly string[] = [
 
 /** A stem-ish prefix long enough to mean something. */
 const STEM_MIN = 4;
-/** Forms this short or shorter match at a word start only. */
+/**
+ * Forms this short or shorter match at a word start only (`run` finds `runTests`, not
+ * `truncate`; `test` not `latest`); a longer form matches anywhere.
+ */
 const START_ONLY_MAX = 4;
 
 /** Common endings, longest first: what a word drops to reach the stem its forms share. */
@@ -173,7 +176,7 @@ export function stemOf(word: string): string {
 function derived(stem: string): string[] {
   const out: string[] = [];
   const swap = (from: string, to: string) => {
-    if (stem.endsWith(from) && stem.length - from.length >= 2) out.push(stem.slice(0, -from.length) + to);
+    if (stem.length >= 5 && stem.endsWith(from) && stem.length - from.length >= 2) out.push(stem.slice(0, -from.length) + to);
   };
   swap("sion", "d"); // decision → decid (decis after the stem: see below)
   swap("cis", "cid"); // decis → decid
@@ -184,8 +187,8 @@ function derived(stem: string): string[] {
   swap("nd", "ns"); // extend → extens
   swap("miss", "mit"); // permiss → permit
   swap("mit", "miss"); // permit → permiss
-  swap("ut", "v"); // resolut → resolv
-  swap("v", "ut"); // resolv → resolut
+  swap("olut", "olv"); // resolut → resolv
+  swap("olv", "olut"); // resolv → resolut
   return out.filter((s) => s.length >= STEM_MIN);
 }
 
@@ -244,6 +247,12 @@ function wordTerm(text: string, folded: string): QueryTerm {
   const own = wordForms(folded);
   const syn = synonymsOf(folded).map((w) => ({ s: w, start: [...w].length <= START_ONLY_MAX, synonym: true }));
   return { text, forms: dedupeForms([...own, ...syn]), exact: { s: folded, start: true } };
+}
+
+/** A term without its synonyms (as it is when it has no other forms: `db`). */
+export function ownForms(t: QueryTerm): QueryTerm {
+  const own = t.forms.filter((f) => !f.synonym);
+  return own.length > 0 && own.length < t.forms.length ? { ...t, forms: own } : t;
 }
 
 /** The parts of an identifier or path: camelCase, snake_case, kebab-case, dotted and slashed. */
@@ -306,7 +315,8 @@ export function parseQuery(args: readonly string[]): QueryTerm[] {
     if (isIdentifier(tok)) {
       const parts = identifierParts(tok).filter((p) => [...p].length >= 3 && !isStopWord(fold(p)));
       const whole = parts.length > 1 || fold(parts[0] ?? "") !== folded;
-      for (const p of parts) add(wordTerm(p, fold(p)), `w:${stemOf(fold(p))}`);
+      // A name is exact: its parts match their own forms, never a synonym.
+      for (const p of parts) add(ownForms(wordTerm(p, fold(p))), `w:${stemOf(fold(p))}`);
       if (whole || parts.length === 0) add({ text: tok, forms: [{ s: folded, start: false }], whole: parts.length > 0 }, `x:${folded}`);
       return;
     }
@@ -404,18 +414,4 @@ export function termCount(text: string, folded: string, term: QueryTerm): number
   for (const f of term.forms)
     for (let at = formAt(text, folded, f); at >= 0; at = formAt(text, folded, f, at + f.s.length)) places.add(at);
   return places.size;
-}
-
-/**
- * GLOB patterns that hold a start-only form in a raw (not folded) text, for SQL: at the text's
- * start, after a non-alphanumeric, or camelCase (`*[a-z0-9]Run*`). Null when the form is not
- * plain ASCII letters and digits (it is then tested as a substring).
- */
-export function startGlobs(form: Form): string[] | null {
-  if (!form.start || !/^[a-z0-9]+$/.test(form.s)) return null;
-  const any = [...form.s].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join("");
-  const globs = [`${any}*`, `*[^a-zA-Z0-9]${any}*`];
-  const first = form.s[0]!;
-  if (/[a-z]/.test(first)) globs.push(`*[a-z0-9]${first.toUpperCase()}${any.slice(any.indexOf("]") + 1)}*`);
-  return globs;
 }

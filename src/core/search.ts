@@ -5,7 +5,7 @@
  * the three indexes and their ranking by turn (docs/search.md). What a query's words mean (their
  * forms, stop words, phrases) is core/query.ts.
  */
-import { type Form, type QueryTerm, startGlobs, termAt, termCount } from "./query.ts";
+import { type Form, ownForms, type QueryTerm, termAt, termCount } from "./query.ts";
 
 export const SEARCH_KINDS = ["l2", "l3", "events"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -326,9 +326,6 @@ export function termsMatch(terms: readonly QueryTerm[]): TermsMatch {
   return { match: groups.length > 0 ? groups.join(" AND ") : null, clauses: terms.map((t) => t.forms) };
 }
 
-/** SQL GLOB patterns for a start-only form, or null (core/query.ts startGlobs). */
-export { startGlobs };
-
 /** The query's terms, each once (folded alike), in the order given. */
 export function distinctTerms(terms: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -396,11 +393,6 @@ function termBits(text: string, folded: string, terms: readonly QueryTerm[], how
   return bits;
 }
 
-/** A term without its synonyms. */
-export function ownForms(t: QueryTerm): QueryTerm {
-  return t.forms.some((f) => f.synonym) ? { ...t, forms: t.forms.filter((f) => !f.synonym) } : t;
-}
-
 /** Rows before turns: more of the terms first, then bm25, then newest. */
 function byRow(a: Ranked, b: Ranked): number {
   const more = strength(b) - strength(a);
@@ -425,8 +417,11 @@ export function rankCandidates(
       terms,
     );
     list.forEach((c, i) => {
+      // The index tests a start-only form as a substring (db/queries/search.ts): where the head is
+      // the whole text, what it holds is exact; past the head, the query's word for it is taken.
+      const whole = c.head.length >= c.length;
       const held = termBits(c.head, heads[i]!, terms, false);
-      const bits = held | (c.terms ?? 0);
+      const bits = whole ? held : held | (c.terms ?? 0);
       all.push({
         kind: c.kind,
         id: c.id,
@@ -435,7 +430,7 @@ export function rankCandidates(
         label: c.label,
         turn: c.turn,
         terms: bits,
-        own: termBits(c.head, heads[i]!, terms, "own") | (c.own ?? 0),
+        own: termBits(c.head, heads[i]!, terms, "own") | (whole ? 0 : (c.own ?? 0)),
         exact: termBits(c.head, heads[i]!, terms, "exact"),
       });
     });

@@ -17,7 +17,7 @@ import {
   windowRows,
   windowsOf,
 } from "../core/search.ts";
-import { parseQuery, type QueryTerm } from "../core/query.ts";
+import { ownForms, parseQuery, type QueryTerm } from "../core/query.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
 import { scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
@@ -70,7 +70,8 @@ export function rankedMatches(
     }
   };
   kinds.forEach((k, i) => {
-    add(i, searchCandidates(db, k, query(k, required), SEARCH_CANDIDATES), requiredBits, 0);
+    // Their own forms only: a row holding every word as written or inflected.
+    add(i, searchCandidates(db, k, query(k, required.map(ownForms)), SEARCH_CANDIDATES), requiredBits, requiredBits);
   });
   if (terms.length > 1) {
     const whole = new Set<string | number>();

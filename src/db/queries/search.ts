@@ -16,7 +16,6 @@ import {
   type SearchCandidate,
   type SearchHit,
   type SearchKind,
-  startGlobs,
   type TextMatch,
 } from "../../core/search.ts";
 import type { Scope } from "../project.ts";
@@ -217,9 +216,12 @@ function foldedText(
 }
 
 /**
- * SQL tests of a parsed query's clauses: a form anywhere is a substring of the folded text; a
- * start-only form is GLOBbed on the raw text (a word start, camelCase included), which needs no
- * lower() of the whole text. Parameter names come from loop indexes; the values are bound.
+ * SQL tests of a parsed query's clauses. An ASCII form is `LIKE '%form%'` on the raw text:
+ * LIKE folds ASCII case itself, so no lower() copy of the text is made for it (a lower() per form
+ * and row is what made an OR of forms slow). Any other form is a substring of the folded text.
+ * A start-only form is tested as a substring here; whether it starts a word is checked on the text
+ * where ranking reads it (core/search.ts rankCandidates): a GLOB for word starts costs ten times
+ * a LIKE. Parameter names come from loop indexes; the values are bound.
  */
 function clauseTests(
   clauses: readonly (readonly Form[])[],
@@ -228,21 +230,21 @@ function clauseTests(
   params: Record<string, string | number>,
 ): string[] {
   let n = 0;
-  return clauses.map((forms) => {
-    const tests = forms.map((f) => {
-      const globs = startGlobs(f);
-      if (globs)
-        return globs
-          .map((g) => {
-            params[`f${n}`] = g;
-            return `${raw} GLOB $f${n++}`;
-          })
-          .join(" OR ");
-      params[`f${n}`] = f.s;
-      return `instr(${folded}, $f${n++}) > 0`;
+  // A clause without forms would hold nowhere; it is not a test.
+  return clauses
+    .filter((forms) => forms.length > 0)
+    .map((forms) => {
+      const tests = forms.map((f) => {
+        const name = `f${n++}`;
+        if (/^[\x20-\x7e]*$/.test(f.s)) {
+          params[name] = `%${f.s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+          return `${raw} LIKE $${name} ESCAPE '\\'`;
+        }
+        params[name] = f.s;
+        return `instr(${folded}, $${name}) > 0`;
+      });
+      return `(${tests.join(" OR ")})`;
     });
-    return `(${tests.join(" OR ")})`;
-  });
 }
 
 /**

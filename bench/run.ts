@@ -8,6 +8,8 @@
  * Enter → model request in the real client (bench/client.ts), on each pinned CLI in .e2e/:
  * BENCH_CLIENT=0 leaves it out, BENCH_CLIENT_ROUNDS sets its rounds, BENCH_ONLY=client runs it alone
  * (it builds the floor and the binary, nothing else).
+ * At the very end, the question benchmark (bench/questions.ts): recall of hand-written questions
+ * by style and split; BENCH_ONLY=questions runs that section alone.
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -16,10 +18,13 @@ import { openForWrite } from "../src/db/open.ts";
 import { CORPUS_TRANSCRIPTS, corpusFiles, renderSummary, runContinuation } from "./continuation.ts";
 import { benchHooks } from "./hooks.ts";
 import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
+import { benchQuestions } from "./questions.ts";
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== "continuation" && only !== "client")
-  throw new Error(`BENCH_ONLY=${only}: the sections that run alone are "continuation" and "client"`);
+if (only !== undefined && only !== "continuation" && only !== "client" && only !== "questions")
+  throw new Error(
+    `BENCH_ONLY=${only}: the sections that run alone are "continuation", "client" and "questions"`,
+  );
 
 /**
  * Enter → model request in the real client, none / no-op hook / throughline (bench/client.ts),
@@ -311,7 +316,10 @@ async function benchContinuation(): Promise<void> {
 if (only === "client") {
   console.error("building the floor and the binary…");
   console.log((await benchClientSection(await buildFloor(), await buildBinary())).table);
+} else if (only === "questions") {
+  console.log(`\n${await benchQuestions()}`);
 } else {
   if (only !== "continuation") await benchTimings();
   await benchContinuation();
+  if (only === undefined) console.log(`\n${await benchQuestions()}`);
 }

@@ -1,0 +1,121 @@
+/**
+ * The question benchmark over the real recorded sessions (test/helpers/questions.ts): questions
+ * written by hand from the corpus, in four styles, each searched in its answering session's
+ * project and across everything; the rank of the answering turn among the top 5 is tallied by
+ * style and by split (dev for tuning, holdout for reporting). `BENCH_ONLY=questions bun run bench`
+ * prints the same tables.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { replay } from "../../src/capture/replay.ts";
+import { CORPUS_TRANSCRIPTS, tempDb } from "../helpers/db.ts";
+import {
+  type Answer,
+  evaluateQuestions,
+  loadQuestions,
+  MAX_ANSWER_TURNS,
+  QUESTION_STYLES,
+  type Question,
+  type QuestionResult,
+  type QuestionStyle,
+  renderQuestions,
+  resolveAnswers,
+  type ScopeName,
+  scopeFor,
+  tally,
+} from "../helpers/questions.ts";
+
+const present = existsSync(CORPUS_TRANSCRIPTS);
+
+const MIN_QUESTIONS = 120;
+const MIN_PER_STYLE = 30;
+const MIN_SESSIONS = 10;
+/** No session may hold more than this share of the questions. */
+const MAX_SESSION_SHARE = 0.15;
+
+// FLOOR: set after measurement. Recall over all questions (dev and holdout), per scope. The
+// baselines measured when this file was added (before and during the query-parsing rewrite)
+// are in the message of the commit that added it.
+const FLOOR: Record<ScopeName, { at1: number; at5: number }> = {
+  project: { at1: 0, at5: 0 },
+  all: { at1: 0, at5: 0 },
+};
+// FLOOR: set after measurement. Recall@5 per style, all questions, project scope.
+const STYLE_FLOOR_AT_5: Record<QuestionStyle, number> = { natural: 0, paraphrase: 0, name: 0, quoted: 0 };
+/**
+ * The most questions whose search may return no result at all, in either scope. Starts at the
+ * fixture's size (no constraint); lower it as the query parsing stops dropping every word.
+ */
+const MAX_EMPTY = 144;
+
+describe.skipIf(!present)("question benchmark over the corpus", () => {
+  let env: ReturnType<typeof tempDb>;
+  let questions: Question[];
+  let answers: Map<string, Answer>;
+  const results = {} as Record<ScopeName, QuestionResult[]>;
+  beforeAll(() => {
+    env = tempDb();
+    replay(env.db, [CORPUS_TRANSCRIPTS]);
+    questions = loadQuestions();
+  }, 60_000);
+  afterAll(() => env[Symbol.dispose]());
+
+  test("the fixture: enough questions, of every style, from enough sessions, in both splits", () => {
+    expect(questions.length).toBeGreaterThanOrEqual(MIN_QUESTIONS);
+    const perStyle = Object.fromEntries(
+      QUESTION_STYLES.map((s) => [s, questions.filter((q) => q.style === s).length]),
+    );
+    expect(QUESTION_STYLES.filter((s) => perStyle[s]! < MIN_PER_STYLE)).toEqual([]);
+    const perSession = new Map<string, number>();
+    const splitOf = new Map<string, Set<string>>();
+    for (const q of questions) {
+      perSession.set(q.session, (perSession.get(q.session) ?? 0) + 1);
+      splitOf.set(q.session, (splitOf.get(q.session) ?? new Set()).add(q.split));
+    }
+    expect(perSession.size).toBeGreaterThanOrEqual(MIN_SESSIONS);
+    expect([...perSession].filter(([, n]) => n > MAX_SESSION_SHARE * questions.length)).toEqual([]);
+    // a session is all dev or all holdout, and both splits are used
+    expect([...splitOf].filter(([, s]) => s.size > 1).map(([session]) => session)).toEqual([]);
+    expect(new Set(questions.map((q) => q.split)).size).toBe(2);
+  });
+
+  test(`each question's evidence is in 1 to ${MAX_ANSWER_TURNS} turns of the replayed corpus`, () => {
+    answers = resolveAnswers(env.db, questions); // throws with every violation listed
+    expect(answers.size).toBe(questions.length);
+  }, 60_000);
+
+  test("recall by style and split, in the answering project and across everything", () => {
+    answers ??= resolveAnswers(env.db, questions);
+    for (const scope of ["project", "all"] as const)
+      results[scope] = evaluateQuestions(env.db, questions, scopeFor(scope), answers);
+    console.log(renderQuestions(questions, answers, results));
+    const dev = results.project.filter((r) => r.question.split === "dev" && r.rank === null);
+    if (dev.length > 0)
+      console.log(
+        `dev questions not in the top 5 (project scope, ${dev.length}):\n  ${dev
+          .map((r) => `${r.question.id} [${r.question.style}] ${r.question.args.join(" ")}`)
+          .join("\n  ")}`,
+      );
+    const below: string[] = [];
+    for (const scope of ["project", "all"] as const) {
+      const t = tally(results[scope]);
+      if (t.at1 / t.n < FLOOR[scope].at1) below.push(`${scope} @1 ${t.at1}/${t.n}`);
+      if (t.at5 / t.n < FLOOR[scope].at5) below.push(`${scope} @5 ${t.at5}/${t.n}`);
+    }
+    for (const style of QUESTION_STYLES) {
+      const t = tally(results.project, (q) => q.style === style);
+      if (t.at5 / t.n < STYLE_FLOOR_AT_5[style]) below.push(`project ${style} @5 ${t.at5}/${t.n}`);
+    }
+    expect(below).toEqual([]);
+  }, 300_000);
+
+  test("no question without results", () => {
+    answers ??= resolveAnswers(env.db, questions);
+    for (const scope of ["project", "all"] as const) {
+      results[scope] ??= evaluateQuestions(env.db, questions, scopeFor(scope), answers);
+      const empty = results[scope].filter((r) => r.empty).map((r) => r.question.id);
+      if (empty.length > 0) console.log(`no results, ${scope} scope (${empty.length}): ${empty.join(" ")}`);
+      expect(empty.length).toBeLessThanOrEqual(MAX_EMPTY);
+    }
+  }, 300_000);
+});

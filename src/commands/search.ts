@@ -58,13 +58,14 @@ export default defineCommand({
   meta: {
     name: "search",
     description:
-      "Ranked full-text search over every turn's text (L2), details (L3) and activity events (read-only)",
+      'Find past turns by a plain question or words, quoted or not (read-only): search "why did the users migration fail". Searches every turn\'s text (L2), tool calls and outputs (L3) and activity events',
   },
   args: {
     words: {
       type: "positional",
       required: true,
-      description: "Words or quoted phrases: the turns holding the most of them come first",
+      description:
+        "A question or words. Question and stop words drop out; each word also finds its forms (migrate, migration) and common synonyms (linter: eslint, biome); identifiers match whole and by parts; a quoted 2-3 word span also counts as a phrase. Turns holding the most words come first",
     },
     session: {
       type: "string",
@@ -127,7 +128,13 @@ export default defineCommand({
           "--limit",
           String(limit * 2),
         ),
-        results: res.results.map((r) => ({ ...r, detailCommand: detailCommand(r.hit) })),
+        results: res.results.map((r) => ({
+          ...r,
+          detailCommand: detailCommand(r.hit),
+          ...(r.hit.kind === "l3"
+            ? { itemCommand: commandLine(selfInvocation(), "detail", "--item", String(r.hit.id)) }
+            : {}),
+        })),
       };
       if (args.json) return printJson(searchJson(view));
       console.log(renderSearch(view));

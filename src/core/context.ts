@@ -460,7 +460,7 @@ function composeParts(input: ContextInput, fixed: Fixed, plan: Plan): ComposedPa
     l1
       ? `- Older turns (${plural(older, "turn")}, ${input.olderSummarized} summarized): \`${l1}\``
       : "- Older turns: none",
-    `- One turn in full (all its text, tool calls and outputs, thinking): \`${cmd} detail <HH:MM:SS | HH:MM | A-B | ISO> --session ${id}\` (times are UTC); by words: \`${cmd} search <words>\``,
+    `- One turn in full (all its text, tool calls and outputs, thinking): \`${cmd} detail <HH:MM:SS | HH:MM | A-B | ISO> --session ${id}\` (times are UTC); by words or a question: \`${cmd} search <words>\``,
   ].join("\n");
   const brief = plan.truncatedBlock === null && p >= fixed.briefFrom;
   const sections = [brief ? fixed.briefHead : fixed.head, guide];

@@ -34,9 +34,14 @@ export interface QueryTerm {
   exact?: Form;
   /**
    * A whole phrase or identifier whose words are terms of their own: holding it is a bonus on
-   * top of holding its words, and its absence is not reported as a missing word.
+   * top of holding its words (the words are what a row must hold to hold them all).
    */
   whole?: boolean;
+  /**
+   * What the user sees of the query: a word or a name as typed is shown; an identifier's part
+   * and a phrase (a span of shown words) are not (`not in this turn: …` names what was typed).
+   */
+  hidden?: boolean;
 }
 
 /**
@@ -176,7 +181,8 @@ export function stemOf(word: string): string {
 function derived(stem: string): string[] {
   const out: string[] = [];
   const swap = (from: string, to: string) => {
-    if (stem.length >= 5 && stem.endsWith(from) && stem.length - from.length >= 2) out.push(stem.slice(0, -from.length) + to);
+    if (stem.length >= 5 && stem.endsWith(from) && stem.length - from.length >= 2)
+      out.push(stem.slice(0, -from.length) + to);
   };
   swap("sion", "d"); // decision → decid (decis after the stem: see below)
   swap("cis", "cid"); // decis → decid
@@ -211,7 +217,10 @@ function synonymsOf(word: string): string[] {
     }
   }
   const stem = stemOf(word);
-  const found = [...(synonymIndex.get(word) ?? []), ...(stem.length >= 5 ? (synonymIndex.get(stem) ?? []) : [])];
+  const found = [
+    ...(synonymIndex.get(word) ?? []),
+    ...(stem.length >= 5 ? (synonymIndex.get(stem) ?? []) : []),
+  ];
   return [...new Set(found)].filter((w) => w !== word);
 }
 
@@ -245,7 +254,11 @@ function dedupeForms(forms: readonly Form[]): Form[] {
  */
 function wordTerm(text: string, folded: string): QueryTerm {
   const own = wordForms(folded);
-  const syn = synonymsOf(folded).map((w) => ({ s: w, start: [...w].length <= START_ONLY_MAX, synonym: true }));
+  const syn = synonymsOf(folded).map((w) => ({
+    s: w,
+    start: [...w].length <= START_ONLY_MAX,
+    synonym: true,
+  }));
   return { text, forms: dedupeForms([...own, ...syn]), exact: { s: folded, start: true } };
 }
 
@@ -306,7 +319,8 @@ export function parseQuery(args: readonly string[]): QueryTerm[] {
       for (const run of tok.match(CJK_RUN) ?? []) {
         add({ text: run, forms: [{ s: fold(run), start: false }] }, `w:${fold(run)}`);
         if ([...run].length > CJK_WHOLE_MAX)
-          for (const piece of cjkPieces(run)) add({ text: piece, forms: [{ s: fold(piece), start: false }] }, `w:${fold(piece)}`);
+          for (const piece of cjkPieces(run))
+            add({ text: piece, forms: [{ s: fold(piece), start: false }] }, `w:${fold(piece)}`);
       }
       const latin = tok.replace(CJK_RUN, " ").trim();
       if (latin !== "" && latin !== tok) tokens(latin).forEach(addToken);
@@ -316,8 +330,14 @@ export function parseQuery(args: readonly string[]): QueryTerm[] {
       const parts = identifierParts(tok).filter((p) => [...p].length >= 3 && !isStopWord(fold(p)));
       const whole = parts.length > 1 || fold(parts[0] ?? "") !== folded;
       // A name is exact: its parts match their own forms, never a synonym.
-      for (const p of parts) add(ownForms(wordTerm(p, fold(p))), `w:${stemOf(fold(p))}`);
-      if (whole || parts.length === 0) add({ text: tok, forms: [{ s: folded, start: false }], whole: parts.length > 0 }, `x:${folded}`);
+      // The parts are shown only when the name is one word after all (`Tokens` → tokens).
+      for (const p of parts)
+        add(
+          { ...ownForms(wordTerm(p, fold(p))), ...(whole ? { hidden: true } : {}) },
+          `w:${stemOf(fold(p))}`,
+        );
+      if (whole || parts.length === 0)
+        add({ text: tok, forms: [{ s: folded, start: false }], whole: parts.length > 0 }, `x:${folded}`);
       return;
     }
     if (isStopWord(folded)) {
@@ -328,7 +348,13 @@ export function parseQuery(args: readonly string[]): QueryTerm[] {
     if ([...folded].length < 3) {
       const syn = synonymsOf(folded);
       if (syn.length > 0)
-        add({ text: tok, forms: dedupeForms(syn.map((w) => ({ s: w, start: [...w].length <= START_ONLY_MAX }))) }, `w:${folded}`);
+        add(
+          {
+            text: tok,
+            forms: dedupeForms(syn.map((w) => ({ s: w, start: [...w].length <= START_ONLY_MAX }))),
+          },
+          `w:${folded}`,
+        );
       else dropped.push(tok);
       return;
     }
@@ -341,13 +367,17 @@ export function parseQuery(args: readonly string[]): QueryTerm[] {
     for (const p of spans) {
       const content = tokens(p).filter((w) => !isStopWord(fold(w)));
       if (content.length >= 2 && tokens(p).length <= 3)
-        add({ text: p, forms: [{ s: fold(p.replace(/\s+/g, " ")), start: false }], whole: true }, `p:${fold(p)}`);
+        add(
+          { text: p, forms: [{ s: fold(p.replace(/\s+/g, " ")), start: false }], whole: true, hidden: true },
+          `p:${fold(p)}`,
+        );
     }
     [...phrases.flatMap(tokens), ...tokens(rest)].forEach(addToken);
   }
   // Only stop words: they are what the user is looking for after all.
   if (terms.length === 0)
-    for (const w of dropped) add({ text: w, forms: [{ s: fold(w), start: [...w].length <= START_ONLY_MAX }] }, `w:${fold(w)}`);
+    for (const w of dropped)
+      add({ text: w, forms: [{ s: fold(w), start: [...w].length <= START_ONLY_MAX }] }, `w:${fold(w)}`);
   return terms;
 }
 
@@ -412,6 +442,7 @@ function wordEnd(folded: string, at: number, len: number): number {
 export function termCount(text: string, folded: string, term: QueryTerm): number {
   const places = new Set<number>();
   for (const f of term.forms)
-    for (let at = formAt(text, folded, f); at >= 0; at = formAt(text, folded, f, at + f.s.length)) places.add(at);
+    for (let at = formAt(text, folded, f); at >= 0; at = formAt(text, folded, f, at + f.s.length))
+      places.add(at);
   return places.size;
 }

@@ -5,7 +5,18 @@
  * the three indexes and their ranking by turn (docs/search.md). What a query's words mean (their
  * forms, stop words, phrases) is core/query.ts.
  */
+import { B, ftsToken, indexable, K1, termTrigrams } from "./fts-terms.ts";
 import { type Form, ownForms, type QueryTerm, termAt, termCount } from "./query.ts";
+
+export {
+  asciiLower,
+  bm25Scores,
+  indexable,
+  type TextMatch,
+  termTrigrams,
+  textMatch,
+  trigramQuery,
+} from "./fts-terms.ts";
 
 export const SEARCH_KINDS = ["l2", "l3", "events"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -60,6 +71,8 @@ export interface SearchHit {
   at: number;
   /** Time of the hit itself. */
   ts: number;
+  /** A tool call's input or output: which call of its turn it is (1-based), of how many. */
+  call?: { n: number; of: number };
 }
 
 /**
@@ -158,13 +171,24 @@ const WINDOW_TERM_MAX = 200;
  */
 export function windowsOf(text: string, terms: readonly Term[], context = WINDOW_CONTEXT): string[] {
   const folded = foldCase(text);
+  const found = terms.map((t) => occurrencesOf(text, folded, asTerm(t)));
   const spans: { from: number; to: number }[] = [];
-  for (const t of terms) {
-    const m = termAt(text, folded, asTerm(t));
-    if (m.at < 0) continue;
-    const len = Math.min(m.len, WINDOW_TERM_MAX);
-    spans.push({ from: Math.max(0, m.at - context), to: Math.min(text.length, m.at + len + context) });
+  // First where the most of the terms meet; then each term the meeting left out, where it first is.
+  const meet = meetingPlace(found);
+  const shown = new Set<number>();
+  if (meet) {
+    spans.push({ from: Math.max(0, meet.from - context), to: Math.min(text.length, meet.to + context) });
+    for (const k of meet.terms) shown.add(k);
   }
+  found.forEach((occ, k) => {
+    const first = occ[0];
+    if (first === undefined || shown.has(k)) return;
+    const len = Math.min(first.len, WINDOW_TERM_MAX);
+    spans.push({
+      from: Math.max(0, first.at - context),
+      to: Math.min(text.length, first.at + len + context),
+    });
+  });
   spans.sort((a, b) => a.from - b.from);
   const merged: { from: number; to: number }[] = [];
   for (const s of spans) {
@@ -173,6 +197,48 @@ export function windowsOf(text: string, terms: readonly Term[], context = WINDOW
     else merged.push({ ...s });
   }
   return merged.map((s) => cutLine(text, s.from, s.to));
+}
+
+/** Occurrences of a term looked at for its meeting place with the others, the first ones. */
+const OCCURRENCES_MAX = 64;
+/** Terms within this many characters of each other meet (about a line of a log or a paragraph). */
+const MEET_SPAN = 240;
+
+/** Where a term occurs, in order, the first OCCURRENCES_MAX places. */
+function occurrencesOf(text: string, folded: string, term: QueryTerm): { at: number; len: number }[] {
+  const out: { at: number; len: number }[] = [];
+  let from = 0;
+  while (out.length < OCCURRENCES_MAX) {
+    const m = termAt(text.slice(from), folded.slice(from), term);
+    if (m.at < 0) break;
+    out.push({ at: from + m.at, len: m.len });
+    from += m.at + Math.max(1, m.len);
+  }
+  return out;
+}
+
+/**
+ * The span where the most distinct terms occur within MEET_SPAN of one another (the earliest such
+ * span), with the terms it holds; null when no term occurs. This is the line a result shows
+ * first: where the words the user remembers meet is where the fact they are after usually is.
+ */
+function meetingPlace(
+  found: readonly { at: number; len: number }[][],
+): { from: number; to: number; terms: number[] } | null {
+  const all = found.flatMap((occ, k) => occ.map((o) => ({ ...o, k }))).sort((a, b) => a.at - b.at);
+  let best: { from: number; to: number; terms: number[] } | null = null;
+  for (let i = 0; i < all.length; i++) {
+    const start = all[i]!;
+    const terms = new Map<number, number>();
+    let to = start.at + start.len;
+    for (let j = i; j < all.length && all[j]!.at - start.at <= MEET_SPAN; j++) {
+      const o = all[j]!;
+      if (!terms.has(o.k)) terms.set(o.k, o.at);
+      to = Math.max(to, o.at + Math.min(o.len, WINDOW_TERM_MAX));
+    }
+    if (!best || terms.size > best.terms.length) best = { from: start.at, to, terms: [...terms.keys()] };
+  }
+  return best;
 }
 
 /** A matching row before ranking: the head of its text, its full length and its time. */
@@ -218,86 +284,6 @@ export function strength(r: { terms: number; own: number; exact: number }): numb
   return bitCount(r.terms) + bitCount(r.own & r.terms) + bitCount(r.exact & r.terms);
 }
 
-/** Terms of at least this many characters are looked up in the trigram index. */
-const TRIGRAM_MIN = 3;
-
-/** A trigram as an FTS5 string: one token, so no phrase query (the indexes keep no positions). */
-function ftsToken(trigram: string): string {
-  return `"${trigram.replace(/"/g, '""')}"`;
-}
-
-/**
- * Non-overlapping trigrams covering a term, by code point (what the trigram tokenizer cuts):
- * `refreshAccessToken` → ref, res, hAc, ces, sTo, ken. Every row holding the term holds
- * them all; the few rows that hold them apart are removed by the substring test.
- */
-export function termTrigrams(term: string): string[] {
-  const cps = [...term];
-  const out: string[] = [];
-  for (let i = 0; i + TRIGRAM_MIN <= cps.length; i += TRIGRAM_MIN) out.push(cps.slice(i, i + 3).join(""));
-  if (cps.length % TRIGRAM_MIN !== 0) out.push(cps.slice(cps.length - TRIGRAM_MIN).join(""));
-  return [...new Set(out)];
-}
-
-/**
- * An FTS5 query that every row holding `word` matches (its covering trigrams, AND), or null
- * when `word` is too short for the trigram index.
- */
-export function trigramQuery(word: string): string | null {
-  if ([...word].length < TRIGRAM_MIN) return null;
-  return termTrigrams(word).map(ftsToken).join(" AND ");
-}
-
-/** Whether `term` is long enough for the trigram index. */
-export function indexable(term: string): boolean {
-  return [...term].length >= TRIGRAM_MIN;
-}
-
-/** SQLite's lower(): ASCII letters only, so a term and `lower(text)` fold alike. */
-export function asciiLower(s: string): string {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-}
-
-/** How a query reads the trigram index, and what the caller must verify on the text. */
-export interface TextMatch {
-  /** FTS5 query of single trigrams (AND within a term), or null when every term is too short. */
-  match: string | null;
-  /** Lower-cased terms (by `fold`) to find as substrings of the text (`lower(text)`). */
-  substrings: string[];
-  /** The text must hold any one of `substrings` rather than all of them. */
-  anySubstring: boolean;
-}
-
-/**
- * The index query for terms (all must occur, or any with `any`). The FTS5 tables keep no
- * positions (`detail=none`, docs/search.md), so a term is looked up
- * by its covering trigrams and then verified as a substring of the row's text; that test is
- * what makes a match exact. The substrings are folded by `fold`: ASCII-only by default, like
- * SQLite's lower(); `search` passes `foldCase` and folds the text to match (`caseFolds`).
- * With `any`, terms too short for trigrams are dropped when a longer one exists
- * (they would turn back into a requirement): the long ones decide alone.
- */
-export function textMatch(
-  terms: readonly string[],
-  any = false,
-  fold: (s: string) => string = asciiLower,
-): TextMatch {
-  const groups: string[] = [];
-  const long: string[] = [];
-  const short: string[] = [];
-  for (const t of terms) {
-    if (!indexable(t)) short.push(fold(t));
-    else {
-      const grams = termTrigrams(t).map(ftsToken);
-      groups.push(grams.length > 1 && any ? `(${grams.join(" AND ")})` : grams.join(" AND "));
-      long.push(fold(t));
-    }
-  }
-  if (groups.length === 0) return { match: null, substrings: short, anySubstring: false };
-  if (any) return { match: groups.join(" OR "), substrings: long, anySubstring: long.length > 1 };
-  return { match: groups.join(" AND "), substrings: [...long, ...short], anySubstring: false };
-}
-
 /** How a parsed query reads the trigram index, and the clauses a row must satisfy. */
 export interface TermsMatch {
   /** FTS5 query of single trigrams, or null when no term can be looked up by trigrams. */
@@ -324,19 +310,6 @@ export function termsMatch(terms: readonly QueryTerm[]): TermsMatch {
     groups.push(forms.length === 1 ? `(${forms[0]})` : `(${forms.map((f) => `(${f})`).join(" OR ")})`);
   }
   return { match: groups.length > 0 ? groups.join(" AND ") : null, clauses: terms.map((t) => t.forms) };
-}
-
-/** The query's terms, each once (folded alike), in the order given. */
-export function distinctTerms(terms: readonly string[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const t of terms) {
-    const f = foldCase(t);
-    if (t === "" || seen.has(f)) continue;
-    seen.add(f);
-    out.push(t);
-  }
-  return out;
 }
 
 /** One result of a grouped search: the best row of a turn, and every row of it that matched. */
@@ -383,11 +356,17 @@ export function bitCount(bits: number): number {
  * Bits of the terms a text holds (`folded` is foldCase(text)): by any form, by their own forms
  * only (`own`), or as typed (`exact`).
  */
-function termBits(text: string, folded: string, terms: readonly QueryTerm[], how: false | "own" | "exact"): number {
+function termBits(
+  text: string,
+  folded: string,
+  terms: readonly QueryTerm[],
+  how: false | "own" | "exact",
+): number {
   let bits = 0;
   for (let i = 0; i < terms.length && i < COVERAGE_TERMS; i++) {
     const t = terms[i]!;
-    const probe = how === false ? t : how === "own" ? ownForms(t) : t.exact ? { text: t.text, forms: [t.exact] } : t;
+    const probe =
+      how === false ? t : how === "own" ? ownForms(t) : t.exact ? { text: t.text, forms: [t.exact] } : t;
     if (termAt(text, folded, probe).at >= 0) bits |= 1 << i;
   }
   return bits;
@@ -506,10 +485,10 @@ export function rankTurns(ranked: readonly Ranked[], termCount: number): RankedT
 
 /**
  * The rows to cut a turn's windows from: the fewest, best first, that show each term the turn
- * holds (at most `max` terms), each with the terms it is to show.
+ * holds (at most `max` terms, of those in `mask`), each with the terms it is to show.
  */
-export function windowRows(turn: RankedTurn, max = WINDOWS_MAX): { row: Ranked; terms: number }[] {
-  let left = turn.terms;
+export function windowRows(turn: RankedTurn, max = WINDOWS_MAX, mask = -1): { row: Ranked; terms: number }[] {
+  let left = turn.terms & mask;
   let room = max;
   const out: { row: Ranked; terms: number }[] = [];
   for (const m of turn.members) {
@@ -548,65 +527,15 @@ export function eventText(summary: string, detailJson: string): string {
   return [summary, ...values].join("\n");
 }
 
-/** FTS5's bm25 constants. */
-const K1 = 1.2;
-const B = 0.75;
-
-function occurrences(haystack: string, needle: string): number {
-  let n = 0;
-  for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + needle.length)) n++;
-  return n;
-}
-
-/**
- * Okapi BM25 (FTS5's formula and constants) over candidate documents: `text` is what is
- * scanned for the terms (may be a head of the document), `length` the document's full length.
- * Lower is better, as with FTS5's bm25(). Computed here rather than by FTS5 because bm25()
- * first scans every row of the index holding the query's trigrams to count document
- * frequencies, which costs tens of milliseconds for common words on a large database.
- */
-export function bm25Scores(
-  docs: readonly { text: string; length: number }[],
-  terms: readonly string[],
-): number[] {
-  return bm25Folded(
-    docs.map((d) => d.text.toLowerCase()),
-    docs,
-    terms.map((t) => t.toLowerCase()),
-  );
-}
-
 /** Okapi BM25 as bm25Scores, over parsed terms: a term's frequency counts the places any of its forms match. */
-function bm25Terms(docs: readonly { text: string; folded: string; length: number }[], terms: readonly QueryTerm[]): number[] {
+function bm25Terms(
+  docs: readonly { text: string; folded: string; length: number }[],
+  terms: readonly QueryTerm[],
+): number[] {
   const n = docs.length;
   if (n === 0) return [];
   const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
   const tf = terms.map((t) => docs.map((d) => termCount(d.text, d.folded, t)));
-  const idf = tf.map((col) => {
-    const df = col.filter((c) => c > 0).length;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  });
-  return docs.map((d, i) => {
-    let s = 0;
-    tf.forEach((col, k) => {
-      const f = col[i]!;
-      if (f > 0) s += (idf[k]! * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * d.length) / avg));
-    });
-    return -s;
-  });
-}
-
-/** bm25Scores over texts and terms already folded alike. */
-function bm25Folded(
-  lowered: readonly string[],
-  docs: readonly { length: number }[],
-  folded: readonly string[],
-): number[] {
-  const n = docs.length;
-  if (n === 0) return [];
-  const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
-  const ts = folded.filter((t) => t.length > 0);
-  const tf = ts.map((t) => lowered.map((x) => occurrences(x, t)));
   const idf = tf.map((col) => {
     const df = col.filter((c) => c > 0).length;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));

@@ -1,8 +1,9 @@
 /** Ranked search over a scope, shared by `search` and `ui` (docs/search.md, "Ranking"). */
+
+import { ownForms, parseQuery, type QueryTerm } from "../core/query.ts";
 import {
   COVERAGE_TERMS,
   caseFolds,
-  foldCase,
   type Ranked,
   rankCandidates,
   rankTurns,
@@ -11,17 +12,16 @@ import {
   type SearchCandidate,
   type SearchHit,
   type SearchKind,
-  termsOf,
   termIndexable,
   termsMatch,
+  termsOf,
   windowRows,
   windowsOf,
 } from "../core/search.ts";
-import { ownForms, parseQuery, type QueryTerm } from "../core/query.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
 import { scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
-import type { SearchWindow } from "../render/search.ts";
+import { placeLabel, type SearchWindow } from "../render/search.ts";
 
 /** A synonym's own rows per index: fewer than a word's own forms get (it counts for less). */
 const SYNONYM_CANDIDATES = 20;
@@ -54,7 +54,12 @@ export function rankedMatches(
   const requiredBits = terms.reduce((bits, t, i) => (required.includes(t) ? bits | (1 << i) : bits), 0);
   const lists = kinds.map(() => new Map<number, SearchCandidate>());
   let capped = false;
-  const add = (k: number, found: { candidates: SearchCandidate[]; capped: boolean }, bits: number, own: number) => {
+  const add = (
+    k: number,
+    found: { candidates: SearchCandidate[]; capped: boolean },
+    bits: number,
+    own: number,
+  ) => {
     capped ||= found.capped;
     const list = lists[k]!;
     for (const c of found.candidates) {
@@ -71,7 +76,12 @@ export function rankedMatches(
   };
   kinds.forEach((k, i) => {
     // Their own forms only: a row holding every word as written or inflected.
-    add(i, searchCandidates(db, k, query(k, required.map(ownForms)), SEARCH_CANDIDATES), requiredBits, requiredBits);
+    add(
+      i,
+      searchCandidates(db, k, query(k, required.map(ownForms)), SEARCH_CANDIDATES),
+      requiredBits,
+      requiredBits,
+    );
   });
   if (terms.length > 1) {
     const whole = new Set<string | number>();
@@ -129,7 +139,8 @@ export function searchTurns(
   const { ranked, capped, terms } = rankedMatches(db, scope, words, kinds, limit);
   const turns = rankTurns(ranked, terms.length);
   const shown = turns.slice(0, limit);
-  const rows = shown.map((t) => ({ turn: t, windows: windowRows(t) }));
+  const visible = terms.reduce((bits, t, i) => (t.hidden ? bits : bits | (1 << i)), 0);
+  const rows = shown.map((t) => ({ turn: t, windows: windowRows(t, undefined, visible) }));
   const hits = new Map<string, SearchHit>();
   for (const k of kinds) {
     const ids = new Map<number, Ranked>();
@@ -149,17 +160,24 @@ export function searchTurns(
     }
     const lines: SearchWindow[] = [];
     for (const w of windows) {
-      const text = hits.get(`${w.row.kind}:${w.row.id}`)?.text;
-      if (text === undefined) continue;
+      const h = hits.get(`${w.row.kind}:${w.row.id}`);
+      if (h === undefined) continue;
       const own = w.row === turn.best;
-      for (const line of windowsOf(text, termsOf(w.terms, terms)))
-        lines.push({ kind: w.row.kind, label: w.row.label, own, text: line });
+      for (const line of windowsOf(h.text, termsOf(w.terms, terms)))
+        lines.push({ kind: w.row.kind, label: placeLabel(h), own, text: line });
     }
-    results.push({ hit, matched, terms: termsOf(turn.terms, terms).map((t) => t.text), windows: lines });
+    results.push({
+      hit,
+      matched,
+      terms: termsOf(turn.terms, terms)
+        .filter((t) => !t.hidden)
+        .map((t) => t.text),
+      windows: lines,
+    });
   }
-  // A phrase or whole identifier is a bonus: "every word" means every word of it and the rest.
-  const plain = terms.filter((t) => !t.whole);
-  const every = terms.reduce((bits, t, i) => (t.whole ? bits : bits | (1 << i)), 0);
+  // "Every word" is what the user typed: each word, and each name whole (a phrase is its words).
+  const plain = terms.filter((t) => !t.hidden);
+  const every = terms.reduce((bits, t, i) => (t.hidden ? bits : bits | (1 << i)), 0);
   return {
     results,
     more: turns.length > limit || capped,

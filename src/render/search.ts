@@ -30,6 +30,8 @@ export interface SearchResultView {
   terms: string[];
   windows: SearchWindow[];
   detailCommand: string;
+  /** A tool call's row: the command that shows that row whole (`detail --item`). */
+  itemCommand?: string;
 }
 
 export interface SearchView {
@@ -53,6 +55,11 @@ export interface SearchView {
 /** The query as echoed in the heading, and an `also` line, are cut here. */
 const ECHO_MAX = 300;
 
+/** A row's label with its place in the turn: `tool_output Bash · call 3 of 7`. */
+export function placeLabel(h: SearchHit): string {
+  return h.call ? `${h.label} · call ${h.call.n} of ${h.call.of}` : h.label;
+}
+
 /** `L3 tool_output Bash ×2`: what else matched in a result's turn. */
 function alsoMatched(r: SearchResultView): string | null {
   const rest = r.matched
@@ -72,7 +79,7 @@ function resultLines(
   const h = r.hit;
   const turn = h.turnNumber === null ? "" : ` · turn ${h.turnNumber}`;
   const lines = [
-    `${n}. [${KIND_LABEL[h.kind]} ${h.label}] ${formatStamp(h.ts)} · session ${h.session}${turn}`,
+    `${n}. [${KIND_LABEL[h.kind]} ${placeLabel(h)}] ${formatStamp(h.ts)} · session ${h.session}${turn}`,
   ];
   const shown = r.windows.slice(0, windows);
   if (shown.length === 0) lines.push(`   ${snippet(h.text, matchTerms)}`);
@@ -85,6 +92,7 @@ function resultLines(
   const also = alsoMatched(r);
   if (also) lines.push(`   also in this turn: ${also}`);
   lines.push(`   → ${r.detailCommand}`);
+  if (r.itemCommand) lines.push(`   → ${r.itemCommand}`);
   return lines;
 }
 
@@ -167,6 +175,9 @@ export function searchJson(v: SearchView): Record<string, unknown> {
         time: formatIso(h.ts),
         detail_time: formatIso(h.at),
         detail_command: r.detailCommand,
+        // The hit's own row whole (a tool call's input or output), when it is one.
+        item_command: r.itemCommand ?? null,
+        call: h.call ?? null,
         // Every row of the turn that matched, best first: the result stands for its turn.
         matched: r.matched,
         // The terms the turn holds (across all its rows), and the text around each.

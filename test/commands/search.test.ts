@@ -75,7 +75,9 @@ describe("search", () => {
 
   test("a file path: the edit event, the Edit call and the outputs of turn 1 are one result", () => {
     const r = search("src/auth/token.ts").results;
-    expect(r.length).toBe(1);
+    // Another turn may hold the path's parts (src, auth, token); only this one holds it whole, first.
+    expect(r[0]!.terms_matched).toContain("src/auth/token.ts");
+    for (const other of r.slice(1)) expect(other.terms_matched).not.toContain("src/auth/token.ts");
     expect(r[0]!.turn_key).toBe(`${SESSION}:1`);
     expect(r[0]!.snippet).toContain("src/auth/token.ts");
     const kinds = r[0]!.matched.map((m) => m.kind);
@@ -290,8 +292,8 @@ describe("search: ranking by turn, words in context, the push, case folding", ()
     expect(j.results[1]!.terms_matched).toEqual(["canary"]);
     // Every matched word in context: the output's two far-apart words on two lines, the reply's on one.
     expect(j.results[0]!.windows.map((w) => [w.label, w.text])).toEqual([
-      ["tool_output Bash", expect.stringContaining("stages: build, canary, rollout")],
-      ["tool_output Bash", expect.stringContaining("rollback_window: 15m")],
+      ["tool_output Bash · call 1 of 1", expect.stringContaining("stages: build, canary, rollout")],
+      ["tool_output Bash · call 1 of 1", expect.stringContaining("rollback_window: 15m")],
       ["assistant", "Deployed to eu-west-3 behind a feature flag."],
     ]);
     const out = text("canary", "rollback_window", "eu-west-3");
@@ -317,8 +319,12 @@ describe("search: ranking by turn, words in context, the push, case folding", ()
     const canary = search("canary").results;
     expect(canary.map((r) => r.turn_key)).toEqual(["srch-rank-0001:2", "srch-rank-0001:1"]);
     for (const r of canary) expect(r.matched.some((m) => m.label.startsWith("hook"))).toBe(false);
-    // The push's turn itself is still found by its own words.
-    expect(search("rollout plan").results.map((r) => r.turn_key)).toEqual(["srch-push-0001:1"]);
+    // The push's turn itself is still found by its own words, first: it holds them as a phrase; the
+    // turns holding one of them follow, and the push's copy of them is never among the rows.
+    const plan = search("rollout plan").results;
+    expect(plan[0]!.turn_key).toBe("srch-push-0001:1");
+    expect(plan[0]!.terms_matched).toEqual(["rollout", "plan"]);
+    for (const r of plan) expect(r.matched.some((m) => m.label.startsWith("hook"))).toBe(false);
   });
 
   test("case folds beyond ASCII: Ä finds ä, ä finds Ä, and so for Cyrillic and Greek", () => {

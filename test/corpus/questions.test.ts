@@ -33,20 +33,22 @@ const MIN_SESSIONS = 10;
 /** No session may hold more than this share of the questions. */
 const MAX_SESSION_SHARE = 0.15;
 
-// FLOOR: set after measurement. Recall over all questions (dev and holdout), per scope. The
-// baselines measured when this file was added (before and during the query-parsing rewrite)
-// are in the message of the commit that added it.
+// Recall over all questions (dev and holdout), per scope: a little below what was measured when
+// the query rules landed (docs/search.md, "Measured": project 74.3% @1, 91.7% @5; every project
+// 64.6% / 84.7%), so that one question more or less does not fail the suite.
 const FLOOR: Record<ScopeName, { at1: number; at5: number }> = {
-  project: { at1: 0, at5: 0 },
-  all: { at1: 0, at5: 0 },
+  project: { at1: 0.72, at5: 0.9 },
+  all: { at1: 0.62, at5: 0.82 },
 };
-// FLOOR: set after measurement. Recall@5 per style, all questions, project scope.
-const STYLE_FLOOR_AT_5: Record<QuestionStyle, number> = { natural: 0, paraphrase: 0, name: 0, quoted: 0 };
-/**
- * The most questions whose search may return no result at all, in either scope. Starts at the
- * fixture's size (no constraint); lower it as the query parsing stops dropping every word.
- */
-const MAX_EMPTY = 144;
+/** Recall@5 per style, all questions, project scope (measured 91.2 / 80.0 / 100 / 96.9%). */
+const STYLE_FLOOR_AT_5: Record<QuestionStyle, number> = {
+  natural: 0.88,
+  paraphrase: 0.77,
+  name: 0.97,
+  quoted: 0.93,
+};
+/** Every question finds something: "no match" only when no word of it matches anything. */
+const MAX_EMPTY = 0;
 
 describe.skipIf(!present)("question benchmark over the corpus", () => {
   let env: ReturnType<typeof tempDb>;

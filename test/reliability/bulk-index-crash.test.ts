@@ -21,11 +21,13 @@ function edit(k: number) {
   return {
     session_id: `crash-hook-${k}`,
     transcript_path: `/nowhere/crash-hook-${k}.jsonl`,
-    cwd: "/home/dev/crashhook",
+    // No word of it is in the replayed files (search matches a path's parts too): the queries'
+    // answers stay the reference's, with this one event more in the database.
+    cwd: "/qzx/crashhook",
     hook_event_name: "PostToolUse",
     tool_name: "Edit",
-    tool_input: { file_path: "/home/dev/crashhook/zq.ts", old_string: "a", new_string: "b" },
-    tool_response: { filePath: "/home/dev/crashhook/zq.ts" },
+    tool_input: { file_path: "/qzx/crashhook/zq.ts", old_string: "a", new_string: "b" },
+    tool_response: { filePath: "/qzx/crashhook/zq.ts" },
     tool_use_id: `toolu_crash_${k}`,
   };
 }

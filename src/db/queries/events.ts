@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { EventDraft, EventType } from "../../core/events.ts";
-import { bm25Scores, trigramQuery } from "../../core/search.ts";
+import { bm25Scores, trigramQuery } from "../../core/fts-terms.ts";
 import type { Scope } from "../project.ts";
 import { partsWhere } from "./forks.ts";
 import { chainKeyOf, liveOfKey, resolveLive } from "./sessions.ts";

@@ -118,7 +118,15 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
     // The push as Claude Code records it: the UserPromptSubmit hook's output, an attachment.
     excluded: "d.kind = 'hook' AND instr(coalesce(d.output, ''), $push) > 0",
+    // The call's place among the turn's tool calls: its input's, for an output (parallel calls
+    // write both inputs before either output).
     hit: `SELECT d.id, d.kind || coalesce(' ' || d.tool_name, '') AS label,
+            CASE WHEN d.kind IN ('tool_input', 'tool_output') AND d.turn_id IS NOT NULL THEN
+              (SELECT count(*) FROM details x WHERE x.turn_id = d.turn_id AND x.kind = 'tool_input' AND x.ord <=
+                coalesce((SELECT y.ord FROM details y WHERE y.turn_id = d.turn_id AND y.kind = 'tool_input'
+                          AND y.tool_use_id = d.tool_use_id LIMIT 1), d.ord)) END AS call_no,
+            CASE WHEN d.kind IN ('tool_input', 'tool_output') AND d.turn_id IS NOT NULL THEN
+              (SELECT count(*) FROM details x WHERE x.turn_id = d.turn_id AND x.kind = 'tool_input') END AS calls,
             substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
             coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
             coalesce(t.started_at, d.created_at) AS at, d.created_at AS ts
@@ -326,6 +334,8 @@ export function searchCandidates(
 interface HitRow {
   id: number;
   label: string;
+  call_no?: number | null;
+  calls?: number | null;
   text: string | null;
   session: string;
   origin: string;
@@ -366,6 +376,7 @@ export function searchHits(
       turnNumber: r.turn_number,
       at: r.at,
       ts: r.ts,
+      ...(r.call_no ? { call: { n: r.call_no, of: Math.max(r.calls ?? 0, r.call_no) } } : {}),
     });
   }
   return out;

@@ -1,9 +1,10 @@
 /** Ranked search over a scope, shared by `search` and `ui` (docs/search.md, "Ranking"). */
 
-import { ownForms, parseQuery, type QueryTerm } from "../core/query.ts";
+import { ownForms, parseQuery, type QueryTerm, termAt } from "../core/query.ts";
 import {
   COVERAGE_TERMS,
   caseFolds,
+  foldCase,
   type Ranked,
   rankCandidates,
   rankTurns,
@@ -84,9 +85,16 @@ export function rankedMatches(
     );
   });
   if (terms.length > 1) {
-    const whole = new Set<string | number>();
-    for (const list of lists) for (const c of list.values()) whole.add(c.turn ?? `${c.kind}:${c.id}`);
-    if (whole.size >= limit && required.length === terms.length) capped = true;
+    // Turns whose rows hold every term in one row, a phrase or whole name included (seen in the
+    // row's head): with `limit` of them, no other turn can rank above them.
+    const wholes = terms.filter((t) => t.whole);
+    const every = new Set<string | number>();
+    for (const list of lists)
+      for (const c of list.values()) {
+        const folded = wholes.length > 0 ? foldCase(c.head) : "";
+        if (wholes.every((t) => termAt(c.head, folded, t).at >= 0)) every.add(c.turn ?? `${c.kind}:${c.id}`);
+      }
+    if (every.size >= limit) capped = true;
     else
       kinds.forEach((k, i) => {
         terms.forEach((t, bit) => {

@@ -6,7 +6,7 @@
  * forms, stop words, phrases) is core/query.ts.
  */
 import { B, ftsToken, indexable, K1, termTrigrams } from "./fts-terms.ts";
-import { type Form, ownForms, type QueryTerm, termAt, termCount } from "./query.ts";
+import { type Form, formAt, ownForms, type QueryTerm, termAt, termCount } from "./query.ts";
 
 export {
   asciiLower,
@@ -207,14 +207,12 @@ const MEET_SPAN = 240;
 /** Where a term occurs, in order, the first OCCURRENCES_MAX places. */
 function occurrencesOf(text: string, folded: string, term: QueryTerm): { at: number; len: number }[] {
   const out: { at: number; len: number }[] = [];
-  let from = 0;
-  while (out.length < OCCURRENCES_MAX) {
-    const m = termAt(text.slice(from), folded.slice(from), term);
-    if (m.at < 0) break;
-    out.push({ at: from + m.at, len: m.len });
-    from += m.at + Math.max(1, m.len);
-  }
-  return out;
+  for (const f of term.forms)
+    for (let n = 0, at = formAt(text, folded, f); at >= 0 && n < OCCURRENCES_MAX; n++) {
+      out.push({ at, len: f.s.length });
+      at = formAt(text, folded, f, at + f.s.length);
+    }
+  return out.sort((a, b) => a.at - b.at).slice(0, OCCURRENCES_MAX);
 }
 
 /**

@@ -99,14 +99,19 @@ export function rankedMatches(
       kinds.forEach((k, i) => {
         terms.forEach((t, bit) => {
           if (!termIndexable(t)) return;
-          // One lookup per form: an OR of forms would fold each row's text once per form.
+          // One lookup per form: an OR of forms would fold each row's text once per form. A word
+          // this memory holds often is the memory's own word: its synonyms are looked up only
+          // when its own forms fill no page of candidates here (docs/search.md, "Query rules").
+          let common = false;
           for (const f of t.forms) {
+            if (f.synonym && common) continue;
             const found = searchCandidates(
               db,
               k,
               query(k, [{ text: f.s, forms: [f] }]),
               f.synonym ? SYNONYM_CANDIDATES : SEARCH_TERM_CANDIDATES,
             );
+            if (!f.synonym && found.capped) common = true;
             add(i, found, 1 << bit, f.synonym ? 0 : 1 << bit);
           }
         });

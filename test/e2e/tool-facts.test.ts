@@ -141,7 +141,7 @@ describe.skipIf(SKIP !== null)("tool facts after a handoff (real Claude Code)", 
     // Scoped to the new session's chain (its Bash has THROUGHLINE_SESSION), which holds the old
     // session's turns under the live id; the hit is the read's output, with the line holding the word.
     expect(found).toContain(`## Search: ${word}\n**Scope:** session ${r.sessionId} `);
-    expect(found).toMatch(/^1\. \[L3 tool_output Read\] .* · turn 1$/m);
+    expect(found).toMatch(/^1\. \[L3 tool_output Read · call 1 of 1\] .* · turn 1$/m);
     expect(found).toContain(`${word.toUpperCase()} = 48213`);
     expect(found).toMatch(
       new RegExp(`^ {3}→ ${invocation.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} detail `, "m"),

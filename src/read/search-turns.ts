@@ -21,7 +21,7 @@ import {
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
-import { scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
+import { type SearchQuery, scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
 import { placeLabel, type SearchWindow } from "../render/search.ts";
 
 /** A synonym's own rows per index: fewer than a word's own forms get (it counts for less). */
@@ -95,27 +95,7 @@ export function rankedMatches(
         if (wholes.every((t) => termAt(c.head, folded, t).at >= 0)) every.add(c.turn ?? `${c.kind}:${c.id}`);
       }
     if (every.size >= limit) capped = true;
-    else
-      kinds.forEach((k, i) => {
-        terms.forEach((t, bit) => {
-          if (!termIndexable(t)) return;
-          // One lookup per form: an OR of forms would fold each row's text once per form. A word
-          // this memory holds often is the memory's own word: its synonyms are looked up only
-          // when its own forms fill no page of candidates here (docs/search.md, "Query rules").
-          let common = false;
-          for (const f of t.forms) {
-            if (f.synonym && common) continue;
-            const found = searchCandidates(
-              db,
-              k,
-              query(k, [{ text: f.s, forms: [f] }]),
-              f.synonym ? SYNONYM_CANDIDATES : SEARCH_TERM_CANDIDATES,
-            );
-            if (!f.synonym && found.capped) common = true;
-            add(i, found, 1 << bit, f.synonym ? 0 : 1 << bit);
-          }
-        });
-      });
+    else lookUpTerms(db, kinds, terms, query, add);
   }
   return {
     ranked: rankCandidates(
@@ -125,6 +105,36 @@ export function rankedMatches(
     capped,
     terms,
   };
+}
+
+type Lookup = { candidates: SearchCandidate[]; capped: boolean };
+
+/**
+ * Each term's own rows per index, one lookup per form (rankedMatches): an OR of forms would fold
+ * each row's text once per form. A word this memory holds often is the memory's own word: its
+ * synonyms are looked up only when its own forms fill no page of candidates (docs/search.md,
+ * "Query rules").
+ */
+function lookUpTerms(
+  db: Database,
+  kinds: readonly SearchKind[],
+  terms: readonly QueryTerm[],
+  query: (k: SearchKind, sub: readonly QueryTerm[]) => SearchQuery,
+  add: (k: number, found: Lookup, bits: number, own: number) => void,
+): void {
+  kinds.forEach((k, i) => {
+    terms.forEach((t, bit) => {
+      if (!termIndexable(t)) return;
+      let common = false;
+      for (const f of t.forms) {
+        if (f.synonym && common) continue;
+        const cap = f.synonym ? SYNONYM_CANDIDATES : SEARCH_TERM_CANDIDATES;
+        const found = searchCandidates(db, k, query(k, [{ text: f.s, forms: [f] }]), cap);
+        if (!f.synonym && found.capped) common = true;
+        add(i, found, 1 << bit, f.synonym ? 0 : 1 << bit);
+      }
+    });
+  });
 }
 
 /** A result: one turn, its best row, the context of each term it holds, and what else matched. */

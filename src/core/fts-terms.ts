@@ -5,6 +5,23 @@
  * loads this and not the query rules. Pure.
  */
 
+/**
+ * Lower case by code point, keeping every offset: a character whose lower case has another
+ * length (`İ`) stays as it is, and `Σ` is always `σ` (JavaScript's toLowerCase() makes a
+ * final one `ς`). ASCII folds as SQLite's lower() does. Offsets in the folded text are offsets
+ * in the original, which is what snippets cut by.
+ */
+export function foldCase(s: string): string {
+  const lower = s.toLowerCase();
+  if (lower.length === s.length && !s.includes("Σ")) return lower;
+  let out = "";
+  for (const ch of s) {
+    const l = ch.toLowerCase();
+    out += l.length === ch.length ? l : ch;
+  }
+  return out;
+}
+
 /** Terms of at least this many characters are looked up in the trigram index. */
 export const TRIGRAM_MIN = 3;
 
@@ -86,8 +103,8 @@ export function textMatch(
 }
 
 /** FTS5's bm25 constants. */
-export const K1 = 1.2;
-export const B = 0.75;
+const K1 = 1.2;
+const B = 0.75;
 
 function occurrences(haystack: string, needle: string): number {
   let n = 0;
@@ -119,11 +136,25 @@ function bm25Folded(
   docs: readonly { length: number }[],
   folded: readonly string[],
 ): number[] {
+  const ts = folded.filter((t) => t.length > 0);
+  return bm25Counts(
+    docs,
+    ts.map((t) => lowered.map((x) => occurrences(x, t))),
+  );
+}
+
+/**
+ * Okapi BM25 (FTS5's formula and constants) from term frequencies: `tf[k][i]` is how often term
+ * k occurs in document i, whose full length is `docs[i].length`. Lower is better. The one formula
+ * of bm25Scores and of `search`'s parsed terms (core/search.ts rankCandidates).
+ */
+export function bm25Counts(
+  docs: readonly { length: number }[],
+  tf: readonly (readonly number[])[],
+): number[] {
   const n = docs.length;
   if (n === 0) return [];
   const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
-  const ts = folded.filter((t) => t.length > 0);
-  const tf = ts.map((t) => lowered.map((x) => occurrences(x, t)));
   const idf = tf.map((col) => {
     const df = col.filter((c) => c > 0).length;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));

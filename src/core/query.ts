@@ -14,6 +14,7 @@
  *   (`refreshAccessToken` → refresh, access, token), so the turn holding it exactly ranks
  *   above one holding its parts apart; CJK text matches by its runs of characters.
  */
+import { foldCase } from "./fts-terms.ts";
 
 /** One way a term can occur in a text: a folded substring, at a word start or anywhere. */
 export interface Form {
@@ -254,11 +255,7 @@ function dedupeForms(forms: readonly Form[]): Form[] {
  */
 function wordTerm(text: string, folded: string): QueryTerm {
   const own = wordForms(folded);
-  const syn = synonymsOf(folded).map((w) => ({
-    s: w,
-    start: [...w].length <= START_ONLY_MAX,
-    synonym: true,
-  }));
+  const syn = synonymsOf(folded).map((w) => asWritten(w, true));
   return { text, forms: dedupeForms([...own, ...syn]), exact: { s: folded, start: true } };
 }
 
@@ -307,78 +304,82 @@ function isIdentifier(token: string): boolean {
 export function parseQuery(args: readonly string[]): QueryTerm[] {
   const terms: QueryTerm[] = [];
   const seen = new Set<string>();
-  const add = (t: QueryTerm, key: string) => {
+  const dropped: string[] = [];
+  const add = ([key, t]: Keyed) => {
     if (seen.has(key) || t.forms.length === 0) return;
     seen.add(key);
     terms.push(t);
   };
-  const dropped: string[] = [];
   const addToken = (tok: string) => {
-    const folded = fold(tok);
-    if (CJK.test(tok)) {
-      for (const run of tok.match(CJK_RUN) ?? []) {
-        add({ text: run, forms: [{ s: fold(run), start: false }] }, `w:${fold(run)}`);
-        if ([...run].length > CJK_WHOLE_MAX)
-          for (const piece of cjkPieces(run))
-            add({ text: piece, forms: [{ s: fold(piece), start: false }] }, `w:${fold(piece)}`);
-      }
-      const latin = tok.replace(CJK_RUN, " ").trim();
-      if (latin !== "" && latin !== tok) tokens(latin).forEach(addToken);
-      return;
-    }
-    if (isIdentifier(tok)) {
-      const parts = identifierParts(tok).filter((p) => [...p].length >= 3 && !isStopWord(fold(p)));
-      const whole = parts.length > 1 || fold(parts[0] ?? "") !== folded;
-      // A name is exact: its parts match their own forms, never a synonym.
-      // The parts are shown only when the name is one word after all (`Tokens` → tokens).
-      for (const p of parts)
-        add(
-          { ...ownForms(wordTerm(p, fold(p))), ...(whole ? { hidden: true } : {}) },
-          `w:${stemOf(fold(p))}`,
-        );
-      if (whole || parts.length === 0)
-        add({ text: tok, forms: [{ s: folded, start: false }], whole: parts.length > 0 }, `x:${folded}`);
-      return;
-    }
-    if (isStopWord(folded)) {
-      dropped.push(tok);
-      return;
-    }
-    // Two letters match too much as a part of a longer word; only a synonym gives them meaning.
-    if ([...folded].length < 3) {
-      const syn = synonymsOf(folded);
-      if (syn.length > 0)
-        add(
-          {
-            text: tok,
-            forms: dedupeForms(syn.map((w) => ({ s: w, start: [...w].length <= START_ONLY_MAX }))),
-          },
-          `w:${folded}`,
-        );
-      else dropped.push(tok);
-      return;
-    }
-    add(wordTerm(tok, folded), `w:${stemOf(folded)}`);
+    const found = tokenTerms(tok);
+    // A stop word or a lone short word; Hiragana alone (grammar) is not kept even then.
+    if (found.length === 0 && !CJK.test(tok)) dropped.push(tok);
+    found.forEach(add);
   };
   for (const arg of args) {
     const { phrases, rest } = splitQuotes(arg.trim());
     // An argument holding spaces was quoted in the shell: it is a span like a quoted one.
     const spans = phrases.length === 0 && /\s/.test(arg.trim()) ? [arg.trim()] : phrases;
     for (const p of spans) {
-      const content = tokens(p).filter((w) => !isStopWord(fold(w)));
+      const content = tokens(p).filter((w) => !isStopWord(foldCase(w)));
       if (content.length >= 2 && tokens(p).length <= 3)
-        add(
-          { text: p, forms: [{ s: fold(p.replace(/\s+/g, " ")), start: false }], whole: true, hidden: true },
-          `p:${fold(p)}`,
-        );
+        add([`p:${foldCase(p)}`, { ...literal(p.replace(/\s+/g, " ")), whole: true, hidden: true }]);
     }
     [...phrases.flatMap(tokens), ...tokens(rest)].forEach(addToken);
   }
   // Only stop words: they are what the user is looking for after all.
-  if (terms.length === 0)
-    for (const w of dropped)
-      add({ text: w, forms: [{ s: fold(w), start: [...w].length <= START_ONLY_MAX }] }, `w:${fold(w)}`);
+  if (terms.length === 0) for (const w of dropped) add([`w:${foldCase(w)}`, literal(w, true)]);
   return terms;
+}
+
+/** A term and the key that makes it distinct in a query (a word by its stem). */
+type Keyed = [key: string, term: QueryTerm];
+
+/** A term of one literal form; start-only when asked and the form is short. */
+function literal(text: string, wordStart = false): QueryTerm {
+  return { text, forms: [asWritten(foldCase(text), false, wordStart)] };
+}
+
+/** A word as it is written, as a form: start-only when short (a synonym, or a stop word kept). */
+function asWritten(s: string, synonym = false, wordStart = true): Form {
+  return { s, start: wordStart && [...s].length <= START_ONLY_MAX, ...(synonym ? { synonym } : {}) };
+}
+
+/** The terms of one token (core of parseQuery); none for a stop word or a lone short word. */
+function tokenTerms(tok: string): Keyed[] {
+  const folded = foldCase(tok);
+  if (CJK.test(tok)) {
+    const out: Keyed[] = [];
+    for (const run of tok.match(CJK_RUN) ?? []) {
+      out.push([`w:${foldCase(run)}`, literal(run)]);
+      if ([...run].length > CJK_WHOLE_MAX)
+        for (const piece of cjkPieces(run)) out.push([`w:${foldCase(piece)}`, literal(piece)]);
+    }
+    const latin = tok.replace(CJK_RUN, " ").trim();
+    if (latin !== "" && latin !== tok) out.push(...tokens(latin).flatMap(tokenTerms));
+    return out;
+  }
+  if (isIdentifier(tok)) {
+    const parts = identifierParts(tok).filter((p) => [...p].length >= 3 && !isStopWord(foldCase(p)));
+    const whole = parts.length > 1 || foldCase(parts[0] ?? "") !== folded;
+    // A name is exact: its parts match their own forms, never a synonym.
+    // The parts are shown only when the name is one word after all (`Tokens` → tokens).
+    const out: Keyed[] = parts.map((p) => [
+      `w:${stemOf(foldCase(p))}`,
+      { ...ownForms(wordTerm(p, foldCase(p))), ...(whole ? { hidden: true } : {}) },
+    ]);
+    if (whole || parts.length === 0) out.push([`x:${folded}`, { ...literal(tok), whole: parts.length > 0 }]);
+    return out;
+  }
+  if (isStopWord(folded)) return [];
+  // Two letters match too much as a part of a longer word; only a synonym gives them meaning.
+  if ([...folded].length < 3) {
+    const syn = synonymsOf(folded);
+    return syn.length > 0
+      ? [[`w:${folded}`, { text: tok, forms: dedupeForms(syn.map((w) => asWritten(w))) }]]
+      : [];
+  }
+  return [[`w:${stemOf(folded)}`, wordTerm(tok, folded)]];
 }
 
 /** The three-character pieces covering a CJK run, without overlap except for the last. */
@@ -387,18 +388,6 @@ function cjkPieces(run: string): string[] {
   const out: string[] = [];
   for (let i = 0; i + 3 <= cps.length; i += 3) out.push(cps.slice(i, i + 3).join(""));
   if (cps.length % 3 !== 0) out.push(cps.slice(-3).join(""));
-  return out;
-}
-
-/** Lower case keeping offsets (the same fold as core/search.ts foldCase). */
-function fold(s: string): string {
-  const lower = s.toLowerCase();
-  if (lower.length === s.length && !s.includes("Σ")) return lower;
-  let out = "";
-  for (const ch of s) {
-    const l = ch.toLowerCase();
-    out += l.length === ch.length ? l : ch;
-  }
   return out;
 }
 

@@ -5,12 +5,13 @@
  * the three indexes and their ranking by turn (docs/search.md). What a query's words mean (their
  * forms, stop words, phrases) is core/query.ts.
  */
-import { B, ftsToken, indexable, K1, termTrigrams } from "./fts-terms.ts";
+import { bm25Counts, foldCase, ftsToken, indexable, termTrigrams } from "./fts-terms.ts";
 import { type Form, formAt, ownForms, type QueryTerm, termAt, termCount } from "./query.ts";
 
 export {
   asciiLower,
   bm25Scores,
+  foldCase,
   indexable,
   type TextMatch,
   termTrigrams,
@@ -73,23 +74,6 @@ export interface SearchHit {
   ts: number;
   /** A tool call's input or output: which call of its turn it is (1-based), of how many. */
   call?: { n: number; of: number };
-}
-
-/**
- * Lower case by code point, keeping every offset: a character whose lower case has another
- * length (`İ`) stays as it is, and `Σ` is always `σ` (JavaScript's toLowerCase() makes a
- * final one `ς`). ASCII folds as SQLite's lower() does. Offsets in the folded text are offsets
- * in the original, which is what snippets cut by.
- */
-export function foldCase(s: string): string {
-  const lower = s.toLowerCase();
-  if (lower.length === s.length && !s.includes("Σ")) return lower;
-  let out = "";
-  for (const ch of s) {
-    const l = ch.toLowerCase();
-    out += l.length === ch.length ? l : ch;
-  }
-  return out;
 }
 
 /** Case pairs folded in SQL at most: enough for any query in one alphabet. */
@@ -525,25 +509,13 @@ export function eventText(summary: string, detailJson: string): string {
   return [summary, ...values].join("\n");
 }
 
-/** Okapi BM25 as bm25Scores, over parsed terms: a term's frequency counts the places any of its forms match. */
+/** bm25Counts over parsed terms: a term's frequency counts the places any of its forms match. */
 function bm25Terms(
   docs: readonly { text: string; folded: string; length: number }[],
   terms: readonly QueryTerm[],
 ): number[] {
-  const n = docs.length;
-  if (n === 0) return [];
-  const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
-  const tf = terms.map((t) => docs.map((d) => termCount(d.text, d.folded, t)));
-  const idf = tf.map((col) => {
-    const df = col.filter((c) => c > 0).length;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  });
-  return docs.map((d, i) => {
-    let s = 0;
-    tf.forEach((col, k) => {
-      const f = col[i]!;
-      if (f > 0) s += (idf[k]! * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * d.length) / avg));
-    });
-    return -s;
-  });
+  return bm25Counts(
+    docs,
+    terms.map((t) => docs.map((d) => termCount(d.text, d.folded, t))),
+  );
 }

@@ -24,6 +24,14 @@ import type { Scope } from "../db/project.ts";
 import { type SearchQuery, scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
 import { placeLabel, type SearchWindow } from "../render/search.ts";
 
+/** What one candidate lookup returns (db/queries/search.ts searchCandidates). */
+type Lookup = { candidates: SearchCandidate[]; capped: boolean };
+
+/** Bits of the terms that `pick` keeps (a bit per term, by its index). */
+function bitsOf(terms: readonly QueryTerm[], pick: (t: QueryTerm) => boolean): number {
+  return terms.reduce((bits, t, i) => (pick(t) ? bits | (1 << i) : bits), 0);
+}
+
 /** A synonym's own rows per index: fewer than a word's own forms get (it counts for less). */
 const SYNONYM_CANDIDATES = 20;
 
@@ -50,17 +58,12 @@ export function rankedMatches(
     return { scope, ...termsMatch(sub), folds, ...(b !== undefined ? { bounds: b } : {}) };
   };
   // A phrase or a whole identifier holds its words: the words are what every row must hold.
-  const words_ = terms.filter((t) => !t.whole);
-  const required = words_.length > 0 ? words_ : terms;
-  const requiredBits = terms.reduce((bits, t, i) => (required.includes(t) ? bits | (1 << i) : bits), 0);
+  const parts = terms.filter((t) => !t.whole);
+  const required = parts.length > 0 ? parts : terms;
+  const requiredBits = bitsOf(terms, (t) => required.includes(t));
   const lists = kinds.map(() => new Map<number, SearchCandidate>());
   let capped = false;
-  const add = (
-    k: number,
-    found: { candidates: SearchCandidate[]; capped: boolean },
-    bits: number,
-    own: number,
-  ) => {
+  const add = (k: number, found: Lookup, bits: number, own: number) => {
     capped ||= found.capped;
     const list = lists[k]!;
     for (const c of found.candidates) {
@@ -106,8 +109,6 @@ export function rankedMatches(
     terms,
   };
 }
-
-type Lookup = { candidates: SearchCandidate[]; capped: boolean };
 
 /**
  * Each term's own rows per index, one lookup per form (rankedMatches): an OR of forms would fold
@@ -162,7 +163,9 @@ export function searchTurns(
   const { ranked, capped, terms } = rankedMatches(db, scope, words, kinds, limit);
   const turns = rankTurns(ranked, terms.length);
   const shown = turns.slice(0, limit);
-  const visible = terms.reduce((bits, t, i) => (t.hidden ? bits : bits | (1 << i)), 0);
+  // "Every word" is what the user typed: each word, and each name whole (a phrase is its words);
+  // windows show those, not an identifier's parts or a phrase's span.
+  const visible = bitsOf(terms, (t) => !t.hidden);
   const rows = shown.map((t) => ({ turn: t, windows: windowRows(t, undefined, visible) }));
   const hits = new Map<string, SearchHit>();
   for (const k of kinds) {
@@ -198,13 +201,11 @@ export function searchTurns(
       windows: lines,
     });
   }
-  // "Every word" is what the user typed: each word, and each name whole (a phrase is its words).
   const plain = terms.filter((t) => !t.hidden);
-  const every = terms.reduce((bits, t, i) => (t.hidden ? bits : bits | (1 << i)), 0);
   return {
     results,
     more: turns.length > limit || capped,
-    anyWord: plain.length > 1 && turns.length > 0 && !turns.some((t) => (t.terms & every) === every),
+    anyWord: plain.length > 1 && turns.length > 0 && !turns.some((t) => (t.terms & visible) === visible),
     terms: plain.map((t) => t.text),
     queryTerms: terms,
   };

@@ -9,11 +9,19 @@ import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
-import { expectGolden } from "../helpers/golden.ts";
+import { tempDir } from "../helpers/db.ts";
+import { expectGolden as expectGoldenAt } from "../helpers/golden.ts";
+import { type PinnedCli, pinnedCli } from "../helpers/pinned-cli.ts";
 import { bakedCommands, isoAt, Jsonl, runBaked } from "../helpers/pull.ts";
 import { buildPullFixture, PULL_FIXTURE, PULL_SESSION } from "../helpers/pull-fixture.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
+
+// How many turns the push fits depends on the length of the invocation it bakes into its pulls:
+// these goldens run the CLI at paths of one length on every machine (helpers/pinned-cli.ts).
+const pinned: PinnedCli = pinnedCli();
+const CLI_INVOCATION = pinned.invocation;
+const runCli = pinned.run;
+const expectGolden = (name: string, text: string) => expectGoldenAt(name, text, CLI_INVOCATION);
 
 let dir: ReturnType<typeof tempDir>;
 let db: string;
@@ -32,7 +40,10 @@ beforeAll(() => {
   ).run();
   w.close();
 });
-afterAll(() => dir[Symbol.dispose]());
+afterAll(() => {
+  dir[Symbol.dispose]();
+  pinned[Symbol.dispose]();
+});
 
 function cli(...args: string[]): string {
   const r = runCli([...args, "--db", db]);

@@ -10,10 +10,10 @@ const GOLDEN_DIR = join(import.meta.dir, "..", "golden");
  * every change to rendered output shows up as a reviewed diff. A missing golden fails (never
  * created silently, as in CI).
  */
-export function expectGolden(name: string, text: string): void {
+export function expectGolden(name: string, text: string, invocation = CLI_INVOCATION): void {
   const path = join(GOLDEN_DIR, name);
   // The invocation holds this machine's paths: goldens spell it `throughline`.
-  const plain = text.replaceAll(CLI_INVOCATION, "throughline");
+  const plain = text.replaceAll(invocation, "throughline");
   const body = plain.endsWith("\n") ? plain : `${plain}\n`;
   if (process.env.UPDATE_GOLDEN === "1") {
     mkdirSync(dirname(path), { recursive: true });

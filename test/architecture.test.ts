@@ -145,6 +145,14 @@ describe("architecture (docs/architecture.md)", () => {
     expect(wrong).toEqual([]);
   });
 
+  test("citty is loaded only for --help: no module imports it at run time", () => {
+    // citty's module imports node:util, ~2 ms of a cold command (src/commands/_define.ts).
+    const wrong = files
+      .filter((f) => /^\s*import\s+(?!type\b)[^;]*from\s+["']citty["']/m.test(readFileSync(f, "utf8")))
+      .map(rel);
+    expect(wrong).toEqual([]);
+  });
+
   test("no SQL outside src/db/", () => {
     const SQL =
       /\b(?:SELECT\s[\s\S]{0,200}?\sFROM|INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(?:TABLE|INDEX|TRIGGER))\b/;

@@ -1,4 +1,3 @@
-import { defineCommand } from "citty";
 import { formatIso } from "../core/clock.ts";
 import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
@@ -7,6 +6,7 @@ import { withReader } from "../db/open.ts";
 import { loadContextInput, resolveChain } from "../db/queries/chain.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { envSession, SESSION_ENV } from "./_pull-args.ts";
 
 /**

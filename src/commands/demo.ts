@@ -1,7 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineCommand } from "citty";
 import { replay } from "../capture/replay.ts";
 import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
@@ -9,6 +8,7 @@ import { withWriter } from "../db/open.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import sample from "../sample/todo-api-session.jsonl" with { type: "text" };
 import { dbArgs } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 export default defineCommand({
   meta: {

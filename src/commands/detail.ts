@@ -1,4 +1,3 @@
-import { defineCommand } from "citty";
 import { candidateWindows, parseWhen, type TimeWindow } from "../core/clock.ts";
 import { commandLine, selfInvocation, shellQuote } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
@@ -15,6 +14,7 @@ import {
 import { ThroughlineError } from "../errors.ts";
 import { type DetailView, detailJson, renderDetail, renderItem } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { envChain, parseCount, SESSION_ENV, terminalColors } from "./_pull-args.ts";
 
 export const DETAIL_LIMIT = 5;

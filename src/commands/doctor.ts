@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { defineCommand } from "citty";
 import { summaryLine, summaryReport } from "../capture/summarize.ts";
 import { formatIso } from "../core/clock.ts";
 import { selfInvocation, shellQuote } from "../core/invocation.ts";
@@ -29,6 +28,7 @@ import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { type Check, renderDoctor, renderDoctorSession } from "../render/doctor.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { memoryChecks } from "./_doctor-memory.ts";
 import { readSettings } from "./_settings-file.ts";
 

@@ -6,7 +6,6 @@
  */
 
 import { isatty } from "node:tty";
-import { defineCommand } from "citty";
 import { formatIso, instantFlag } from "../core/clock.ts";
 import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import { clip, plural } from "../core/text.ts";
@@ -24,6 +23,7 @@ import {
 import { writeTransaction } from "../db/tx.ts";
 import { oneLine, ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 /** How many turns the human listing names before it says "and N more". */
 const LISTED = 20;

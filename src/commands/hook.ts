@@ -1,5 +1,5 @@
-import { defineCommand } from "citty";
 import { HOOK_EVENTS, runHookProcess } from "../hooks/run.ts";
+import { defineCommand } from "./_define.ts";
 
 // Reached only for `throughline hook --help` and malformed calls: src/cli.ts sends real hook
 // invocations straight to the handler without loading the CLI framework.

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { defineCommand } from "citty";
 import { type FromExportReport, importExportFile } from "../capture/export-file.ts";
 import {
   DEFAULT_EXCLUDES,
@@ -18,6 +17,7 @@ import { ThroughlineError } from "../errors.ts";
 import { renderImport, renderProgress } from "../render/ingest.ts";
 import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
 export function projectFolder(dir: string): string {

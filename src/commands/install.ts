@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineCommand } from "citty";
 import { claimNotice, historyNotice, scanHistory } from "../capture/history.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
@@ -17,6 +16,7 @@ import { openForWrite } from "../db/open.ts";
 import { ingestedTranscripts } from "../db/queries/cursors.ts";
 import { renderInstall } from "../render/install.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
 export default defineCommand({

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { defineCommand } from "citty";
 import { databasePath } from "../core/paths.ts";
 import { type MigrateStatus, openForWrite, peekUserVersion } from "../db/open.ts";
 import { SCHEMA_VERSION } from "../db/version.ts";
 import { errorLine } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 interface MigrateReport {
   schema: "throughline.migrate.v1";

@@ -3,13 +3,14 @@
  * is. Reads transcripts only (src/capture/transcript-watch.ts), incrementally, and never opens
  * the database.
  */
-import { defineCommand } from "citty";
+
 import { TranscriptWatcher } from "../capture/transcript-watch.ts";
 import { claudeConfigDir } from "../core/paths.ts";
 import { colorsFor } from "../render/colors.ts";
 import { monitorJson, renderMonitor } from "../render/monitor.ts";
 import { stdoutIsTty } from "../render/tty.ts";
 import { jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { buildView, type MonitorArgs, parseNow, parsePositive } from "./_monitor-watch.ts";
 
 const ENTER_ALT = "\x1b[?1049h\x1b[?25l";

@@ -1,4 +1,3 @@
-import { defineCommand } from "citty";
 import { formatIso } from "../core/clock.ts";
 import { type EventDraft, summaryLine } from "../core/events.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
@@ -9,6 +8,7 @@ import { insertEvents, latestChain } from "../db/queries/events.ts";
 import { chainKey, getSession, resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 /**
  * `note --decision "<text>"` (docs/activity.md): the model records a decision in the activity index

@@ -4,13 +4,13 @@
  * database and does nothing for a listed session; `import` passes listed transcripts over.
  */
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
 import { readNever, writeNever } from "../capture/never-file.ts";
 import { isEmptyNever, type NeverList, neverPath } from "../core/never.ts";
 import { type Env, normalizeProject } from "../core/paths.ts";
 import { resolveProject } from "../db/project.ts";
 import { ThroughlineError } from "../errors.ts";
 import { jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 const targetArgs = {
   project: {

@@ -1,4 +1,3 @@
-import { defineCommand } from "citty";
 import { PULL_MAX_BYTES } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
@@ -7,6 +6,7 @@ import { resolveChain, summariesBefore, turnsBefore, turnsFrom } from "../db/que
 import { ThroughlineError } from "../errors.ts";
 import { type RecallRequest, recallJson, renderRecallL1, renderRecallL2 } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { envSession, parseBefore, parseCount, SESSION_ENV, terminalColors } from "./_pull-args.ts";
 
 /**

@@ -1,4 +1,3 @@
-import { defineCommand } from "citty";
 import { replay } from "../capture/replay.ts";
 import { databasePath } from "../core/paths.ts";
 import { withWriter } from "../db/open.ts";
@@ -6,6 +5,7 @@ import { ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { renderReplay } from "../render/ingest.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 export default defineCommand({
   meta: {

@@ -1,4 +1,3 @@
-import { defineCommand } from "citty";
 import { formatIso } from "../core/clock.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
@@ -17,6 +16,7 @@ import { ThroughlineError } from "../errors.ts";
 import { rankedMatches, searchTurns, type TurnResult } from "../read/search-turns.ts";
 import { renderSearch, type SearchView, searchJson } from "../render/search.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { envChain, parseCount, SESSION_ENV } from "./_pull-args.ts";
 
 function resolveScope(

@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { defineCommand } from "citty";
 import { summaryLine, summaryReport } from "../capture/summarize.ts";
 import { formatIso } from "../core/clock.ts";
 import { databasePath } from "../core/paths.ts";
@@ -12,6 +11,7 @@ import { ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { renderSessionStatus, renderStatus } from "../render/status.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 
 /** The chain a session belongs to, oldest first, and the last handoff decision of its live end. */
 function printSession(db: Database, id: string, json: boolean): void {

@@ -1,7 +1,7 @@
-import { defineCommand } from "citty";
 import { claudeConfigDir, databasePath } from "../core/paths.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { startUi } from "./_ui-server.ts";
 
 /** Try to open the address in a browser; any failure is silent (the address is printed). */

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { defineCommand } from "citty";
 import { COMMAND_MARKER, removeHooks, removePermissions, slashCommands } from "../core/settings.ts";
 import { uninstallExtras } from "../core/statusline-settings.ts";
 import { renderUninstall } from "../render/install.ts";
 import { jsonArgs, printJson } from "./_args.ts";
+import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
 export default defineCommand({

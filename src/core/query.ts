@@ -199,30 +199,25 @@ function derived(stem: string): string[] {
   return out.filter((s) => s.length >= STEM_MIN);
 }
 
-let synonymIndex: Map<string, string[]> | undefined;
-
 /**
  * The other words of a word's synonym groups, looked up by the word and by its stem when the
- * stem is long enough to be the group's (`linting` → `lint…`; `set` is not `settings`).
+ * stem is long enough to be the group's (`linting` → `lint…`; `set` is not `settings`). A scan
+ * of the table, not an index built first: only the groups whose text holds the word or its stem
+ * are split, so a search's cold process pays for a few lines (docs/search.md, "Speed").
  */
 function synonymsOf(word: string): string[] {
-  if (!synonymIndex) {
-    synonymIndex = new Map();
-    for (const line of SYNONYMS) {
-      const words = line.split(" ");
-      for (const w of words) {
-        const others = words.filter((o) => o !== w);
-        for (const key of new Set([w, stemOf(w)]))
-          synonymIndex.set(key, [...new Set([...(synonymIndex.get(key) ?? []), ...others])]);
-      }
-    }
-  }
   const stem = stemOf(word);
-  const found = [
-    ...(synonymIndex.get(word) ?? []),
-    ...(stem.length >= 5 ? (synonymIndex.get(stem) ?? []) : []),
-  ];
-  return [...new Set(found)].filter((w) => w !== word);
+  const byStem = stem.length >= 5;
+  const found = new Set<string>();
+  for (const line of SYNONYMS) {
+    if (!line.includes(byStem ? stem : word)) continue;
+    const words = line.split(" ");
+    const inGroup = (w: string) =>
+      w === word || stemOf(w) === word || (byStem && (w === stem || stemOf(w) === stem));
+    if (!words.some(inGroup)) continue;
+    for (const w of words) if (w !== word) found.add(w);
+  }
+  return [...found];
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -425,13 +420,4 @@ function wordEnd(folded: string, at: number, len: number): number {
   let end = at + len;
   while (end < folded.length && end - at < 64 && /[\p{Ll}\p{N}_]/u.test(folded[end]!)) end++;
   return end - at;
-}
-
-/** How many times a term occurs (its forms' matches, each place once). */
-export function termCount(text: string, folded: string, term: QueryTerm): number {
-  const places = new Set<number>();
-  for (const f of term.forms)
-    for (let at = formAt(text, folded, f); at >= 0; at = formAt(text, folded, f, at + f.s.length))
-      places.add(at);
-  return places.size;
 }

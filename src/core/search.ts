@@ -6,7 +6,7 @@
  * forms, stop words, phrases) is core/query.ts.
  */
 import { bm25Counts, foldCase, ftsToken, indexable, termTrigrams } from "./fts-terms.ts";
-import { type Form, formAt, ownForms, type QueryTerm, termAt, termCount } from "./query.ts";
+import { type Form, formAt, type QueryTerm, termAt } from "./query.ts";
 
 export {
   asciiLower,
@@ -335,23 +335,39 @@ export function bitCount(bits: number): number {
 }
 
 /**
- * Bits of the terms a text holds (`folded` is foldCase(text)): by any form, by their own forms
- * only (`own`), or as typed (`exact`).
+ * What a text holds of each term (`folded` is foldCase(text)), in one pass over the term's forms:
+ * its places (for BM25) and bits of the terms held by any form (`held`), by their own forms
+ * (`own`; a term of synonyms only by any) and as typed (`exact`). One pass, because ranking
+ * scans every candidate's head in a cold process (docs/search.md, "Speed").
  */
-function termBits(
+function scanTerms(
   text: string,
   folded: string,
   terms: readonly QueryTerm[],
-  how: false | "own" | "exact",
-): number {
-  let bits = 0;
-  for (let i = 0; i < terms.length && i < COVERAGE_TERMS; i++) {
-    const t = terms[i]!;
-    const probe =
-      how === false ? t : how === "own" ? ownForms(t) : t.exact ? { text: t.text, forms: [t.exact] } : t;
-    if (termAt(text, folded, probe).at >= 0) bits |= 1 << i;
-  }
-  return bits;
+): { counts: number[]; held: number; own: number; exact: number } {
+  const counts: number[] = [];
+  let held = 0;
+  let own = 0;
+  let exact = 0;
+  terms.forEach((t, i) => {
+    const bit = i < COVERAGE_TERMS ? 1 << i : 0;
+    const synonymsOnly = !t.forms.some((f) => !f.synonym);
+    const places = t.forms.length > 1 ? new Set<number>() : null;
+    let count = 0;
+    for (const f of t.forms)
+      for (let at = formAt(text, folded, f); at >= 0; at = formAt(text, folded, f, at + f.s.length)) {
+        if (places) {
+          if (places.has(at)) continue;
+          places.add(at);
+        }
+        count++;
+        if (!f.synonym || synonymsOnly) own |= bit;
+      }
+    counts.push(count);
+    if (count > 0) held |= bit;
+    if (t.exact ? formAt(text, folded, t.exact) >= 0 : count > 0) exact |= bit;
+  });
+  return { counts, held, own, exact };
 }
 
 /** Rows before turns: more of the terms first, then bm25, then newest. */
@@ -372,17 +388,16 @@ export function rankCandidates(
   const terms = given.map(asTerm);
   const all: Ranked[] = [];
   for (const list of lists) {
-    const heads = list.map((c) => foldCase(c.head));
-    const scores = bm25Terms(
-      list.map((c, i) => ({ text: c.head, folded: heads[i]!, length: c.length })),
-      terms,
+    const scans = list.map((c) => scanTerms(c.head, foldCase(c.head), terms));
+    const scores = bm25Counts(
+      list,
+      terms.map((_, k) => scans.map((s) => s.counts[k]!)),
     );
     list.forEach((c, i) => {
       // The index tests a start-only form as a substring (db/queries/search.ts): where the head is
       // the whole text, what it holds is exact; past the head, the query's word for it is taken.
       const whole = c.head.length >= c.length;
-      const held = termBits(c.head, heads[i]!, terms, false);
-      const bits = whole ? held : held | (c.terms ?? 0);
+      const scan = scans[i]!;
       all.push({
         kind: c.kind,
         id: c.id,
@@ -390,9 +405,9 @@ export function rankCandidates(
         ts: c.ts,
         label: c.label,
         turn: c.turn,
-        terms: bits,
-        own: termBits(c.head, heads[i]!, terms, "own") | (whole ? 0 : (c.own ?? 0)),
-        exact: termBits(c.head, heads[i]!, terms, "exact"),
+        terms: whole ? scan.held : scan.held | (c.terms ?? 0),
+        own: scan.own | (whole ? 0 : (c.own ?? 0)),
+        exact: scan.exact,
       });
     });
   }
@@ -507,15 +522,4 @@ export function eventText(summary: string, detailJson: string): string {
     values.push(detailJson);
   }
   return [summary, ...values].join("\n");
-}
-
-/** bm25Counts over parsed terms: a term's frequency counts the places any of its forms match. */
-function bm25Terms(
-  docs: readonly { text: string; folded: string; length: number }[],
-  terms: readonly QueryTerm[],
-): number[] {
-  return bm25Counts(
-    docs,
-    terms.map((t) => docs.map((d) => termCount(d.text, d.folded, t))),
-  );
 }

@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "../_define.ts";
 
 /**
  * `throughline export <what>`: memory written out in another tool's format. Each format is its

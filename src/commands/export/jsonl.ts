@@ -1,10 +1,10 @@
 import { isatty } from "node:tty";
-import { defineCommand } from "citty";
 import { exportToFd, exportToFile } from "../../capture/export-file.ts";
 import { databasePath } from "../../core/paths.ts";
 import { plural } from "../../core/text.ts";
 import { ThroughlineError } from "../../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "../_args.ts";
+import { defineCommand } from "../_define.ts";
 
 /** `throughline export jsonl` (docs/export.md); `import --from-export` reads what it writes. */
 export default defineCommand({

@@ -1,4 +1,3 @@
-import { defineCommand } from "citty";
 import { type WrittenIndex, writeSessionIndex } from "../../capture/session-index.ts";
 import { claudeConfigDir, databasePath } from "../../core/paths.ts";
 import { type Database, openForRead } from "../../db/open.ts";
@@ -10,6 +9,7 @@ import { ThroughlineError } from "../../errors.ts";
 import { activityView } from "../../read/activity.ts";
 import { renderActivity } from "../../render/activity.ts";
 import { dbArgs, jsonArgs, printJson } from "../_args.ts";
+import { defineCommand } from "../_define.ts";
 
 /** The chain of a session; a session known only from its events (no turn yet) is its own. */
 function chainOf(db: Database, id: string): string {

@@ -20,7 +20,6 @@ const CHUNK = 4 << 20;
 interface Tracked {
   state: UsageState;
   size: number;
-  mtimeMs: number;
 }
 
 export interface Selection {
@@ -102,17 +101,22 @@ export class TranscriptWatcher {
         } catch {
           continue;
         }
+        // A file last written before the idle limit holds no later activity: not read at all.
         if (sel.session === null && now - st.mtimeMs > idleMs) {
           idleHidden++;
           continue;
         }
         let t = this.tracked.get(path);
-        if (!t || st.size < t.state.offset) t = { state: emptyUsage(), size: 0, mtimeMs: 0 };
+        if (!t || st.size < t.state.offset) t = { state: emptyUsage(), size: 0 };
         t.size = st.size;
-        t.mtimeMs = st.mtimeMs;
         this.tracked.set(path, t);
         this.read(path, t);
         const s = t.state;
+        // Recently written is not recently active: a month-old transcript copied today is idle.
+        if (sel.session === null && (s.lastTs === null || now - s.lastTs > idleMs)) {
+          idleHidden++;
+          continue;
+        }
         const w = detectWindow({ model: s.model, peak: s.peak });
         rows.push({
           sessionId: s.sessionId ?? id,
@@ -123,12 +127,14 @@ export class TranscriptWatcher {
           window: w.size,
           windowReason: w.reason,
           model: s.model,
-          lastActivity: st.mtimeMs,
+          lastActivity: s.lastTs,
           responses: s.responses,
         });
       }
     }
-    rows.sort((a, b) => b.lastActivity - a.lastActivity || a.sessionId.localeCompare(b.sessionId));
+    rows.sort(
+      (a, b) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0) || a.sessionId.localeCompare(b.sessionId),
+    );
     return { rows, idleHidden };
   }
 }

@@ -21,6 +21,7 @@ import {
   chainTurnsPage,
   eventsOfTurns,
   projectsPage,
+  sessionsWithTurns,
   turnById,
   turnIdOf,
   type UiTurnRow,
@@ -223,10 +224,16 @@ function routes(watcher: TranscriptWatcher, invocation: string): Record<string, 
         }),
       });
     },
-    "/live": () => {
+    "/live": (db) => {
       const now = Date.now();
+      // The monitor's rows (last activity by the transcripts' own times), of sessions in memory.
       const v = buildView(watcher, { all: true }, now, process.cwd());
-      return livePage({ rows: v.rows, idleHidden: v.idleHidden, idleMinutes: v.idleMinutes, now });
+      const held = sessionsWithTurns(
+        db,
+        v.rows.map((r) => r.sessionId),
+      );
+      const rows = v.rows.filter((r) => held.has(r.sessionId));
+      return livePage({ rows, idleHidden: v.idleHidden, idleMinutes: v.idleMinutes, now });
     },
   };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replay } from "../capture/replay.ts";
 import { renderContext } from "../core/context.ts";
-import { selfInvocation } from "../core/invocation.ts";
+import { commandLine, selfInvocation, shellQuote } from "../core/invocation.ts";
 import { withWriter } from "../db/open.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import sample from "../sample/todo-api-session.jsonl" with { type: "text" };
@@ -32,9 +32,18 @@ export default defineCommand({
       console.log("─── what the model receives at its first prompt after /clear ───");
       console.log(renderContext(loadContextInput(db, s.session_id), selfInvocation()).text);
       console.log("─── end ───\n");
-      console.log(`Try the baked commands with THROUGHLINE_DB=${dbPath}, e.g.`);
-      console.log(`  THROUGHLINE_DB=${dbPath} bun src/cli.ts recall edits`);
-      console.log(`  THROUGHLINE_DB=${dbPath} bun src/cli.ts detail 09:13`);
+      // Each line runs as printed, from any directory: this program's own invocation, and the
+      // sample's session named (its project is /home/dev/todo-api, not where the demo runs).
+      const env = `THROUGHLINE_DB=${shellQuote(dbPath)}`;
+      const inv = selfInvocation();
+      const session = ["--session", s.session_id];
+      console.log(`Try the commands above with ${env} in front of them, e.g.`);
+      for (const args of [
+        ["recall", "edits"],
+        ["detail", "09:13"],
+        ["search", "due date"],
+      ])
+        console.log(`  ${env} ${commandLine(inv, args[0]!, ...args.slice(1), ...session)}`);
     });
   },
 });

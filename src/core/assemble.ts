@@ -1,19 +1,12 @@
 /**
  * Turn assembly (docs/architecture.md, data flow): transcript lines in, turns with their L2 and L3 out. Pure.
  */
-import {
-  ASSEMBLED_TYPES,
-  isObject,
-  type Json,
-  type JsonObject,
-  parseLine,
-  type RawLine,
-  str,
-} from "./jsonl.ts";
+import { isObject, type Json, type JsonObject, parseLine, type RawLine, str } from "./jsonl.ts";
 import type { AssembleResult, DetailDraft, DetailKind, ToolCall, TurnDraft } from "./model.ts";
 import { classifyPromptText, dropPrivate } from "./prompt.ts";
 import { SubagentRenderer } from "./subagent.ts";
 import {
+  activityTime,
   blocksOf,
   entryBlocks,
   mediaMarker,
@@ -198,13 +191,8 @@ class Assembler {
     // After dispatch: an entry that starts a turn must not extend the previous one. Nor does one
     // of a type not read (the client's queue and snapshot bookkeeping): a turn ends at its last
     // entry of the conversation, not when the next prompt was queued.
-    if (
-      ts !== undefined &&
-      this.current &&
-      ts > this.current.endedAt &&
-      ASSEMBLED_TYPES.has(str(entry.type) ?? "")
-    )
-      this.current.endedAt = ts;
+    const at = activityTime(entry);
+    if (at !== undefined && this.current && at > this.current.endedAt) this.current.endedAt = at;
   }
 
   private dispatch(entry: JsonObject, line: RawLine, uuid: string | undefined, ts: number | undefined): void {

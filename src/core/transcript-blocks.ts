@@ -1,14 +1,28 @@
 /**
- * Reading a transcript entry's message blocks, shared by the main transcript's assembly
- * (core/assemble.ts) and a subagent's (core/subagent.ts). Pure.
+ * Reading a transcript entry's time and message blocks, shared by the main transcript's
+ * assembly (core/assemble.ts), a subagent's (core/subagent.ts) and the monitor's reading
+ * (core/usage.ts). Pure.
  */
-import { isObject, type Json, type JsonObject, str } from "./jsonl.ts";
+import { ASSEMBLED_TYPES, isObject, type Json, type JsonObject, str } from "./jsonl.ts";
 import type { ToolCall, ToolResult } from "./model.ts";
 
 export function parseTime(v: unknown): number | undefined {
   if (typeof v !== "string") return undefined;
   const t = Date.parse(v);
   return Number.isFinite(t) ? t : undefined;
+}
+
+/**
+ * When an entry was activity of its session: its own timestamp, for an entry of the
+ * conversation (ASSEMBLED_TYPES); the client's bookkeeping lines (a queued prompt, a mode
+ * switch) are not. A session's last activity is the newest of these, never a file's mtime or
+ * when throughline read it: each captured turn ends at it (`turns.ended_at`, read by `status`
+ * through db/queries/sessions.ts `LAST_ACTIVITY`), and `monitor` and the web view's Live page
+ * take it from the transcript (usage.ts).
+ */
+export function activityTime(entry: JsonObject): number | undefined {
+  if (!ASSEMBLED_TYPES.has(str(entry.type) ?? "")) return undefined;
+  return parseTime(entry.timestamp);
 }
 
 export function blocksOf(message: Json | undefined): Json[] {

@@ -9,6 +9,7 @@
  * on each, so a response is taken once, keyed on message id + request id.
  */
 import { isObject, type JsonObject, parseLine, splitLines, str } from "./jsonl.ts";
+import { activityTime } from "./transcript-blocks.ts";
 
 export const DEFAULT_WINDOW = 200_000;
 export const LARGE_WINDOW = 1_000_000;
@@ -28,8 +29,11 @@ export interface MonitorRow {
   window: number;
   windowReason: WindowReason;
   model: string | null;
-  /** Last write to the transcript (epoch ms). */
-  lastActivity: number;
+  /**
+   * The session's last activity (epoch ms): the newest time the transcript itself records
+   * (core/transcript-blocks.ts `activityTime`), not the file's mtime; null when it records none.
+   */
+  lastActivity: number | null;
   responses: number;
 }
 
@@ -52,7 +56,7 @@ export interface UsageState {
   seen: Set<string>;
   /** Key of the newest counted response: its later lines may carry the final output count. */
   lastKey: string | null;
-  /** Time of the newest entry with a timestamp (epoch ms), or null. */
+  /** The session's last activity (epoch ms): the newest `activityTime`; null before one. */
   lastTs: number | null;
 }
 
@@ -85,8 +89,8 @@ export function contextTokens(usage: JsonObject): number {
 
 /** One transcript entry into the state (mutates it). */
 export function applyEntry(state: UsageState, e: JsonObject): void {
-  const ts = typeof e.timestamp === "string" ? Date.parse(e.timestamp) : Number.NaN;
-  if (Number.isFinite(ts) && (state.lastTs === null || ts > state.lastTs)) state.lastTs = ts;
+  const at = activityTime(e);
+  if (at !== undefined && (state.lastTs === null || at > state.lastTs)) state.lastTs = at;
   if (state.sessionId === null && typeof e.sessionId === "string") state.sessionId = e.sessionId;
   if (typeof e.cwd === "string" && e.cwd && e.isSidechain !== true) state.cwd = e.cwd;
   // Subagents run in their own context; their usage says nothing about the main one.

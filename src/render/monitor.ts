@@ -54,7 +54,7 @@ export function renderMonitor(v: MonitorView, width: number, c: Colors): string 
     const used = r.used === null ? "–" : formatTokens(r.used);
     const percent = r.used === null ? "  –" : `${Math.round(pct)}%`.padStart(4);
     const project = pad(cutToWidth(r.project, projectWidth), projectWidth);
-    const age = pad(formatAge(v.now - r.lastActivity), 8);
+    const age = pad(r.lastActivity === null ? "–" : formatAge(v.now - r.lastActivity), 8);
     const id = r.sessionId.slice(0, 8);
     // Narrow: the numbers come first, so they survive the cut.
     const parts = narrow
@@ -101,8 +101,8 @@ export function monitorJson(v: MonitorView): JsonObject {
       percent: r.used === null ? null : percentOf(r.used, r.window),
       model: r.model,
       responses: r.responses,
-      last_activity: formatIso(r.lastActivity),
-      idle_seconds: Math.max(0, Math.floor((v.now - r.lastActivity) / 1000)),
+      last_activity: r.lastActivity === null ? null : formatIso(r.lastActivity),
+      idle_seconds: r.lastActivity === null ? null : Math.max(0, Math.floor((v.now - r.lastActivity) / 1000)),
     })),
   };
 }

@@ -29,8 +29,13 @@ export function renderStatus(v: StatusView, c: Colors = PLAIN_COLORS): string {
     lines.push(
       `\n${c.bold("newest sessions")}`,
       renderTable(
-        ["session", "turns", "updated", "project"],
-        v.recent.map((s) => [s.id, s.turns, formatIso(s.updated_at), s.project ?? ""]),
+        ["session", "turns", "last activity", "project"],
+        v.recent.map((s) => [
+          s.id,
+          s.turns,
+          s.last_activity === null ? "–" : formatIso(s.last_activity),
+          s.project ?? "",
+        ]),
       ),
     );
   return lines.join("\n");

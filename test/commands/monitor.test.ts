@@ -22,6 +22,7 @@ import { colorsFor } from "../../src/render/colors.ts";
 import { monitorJson, renderMonitor } from "../../src/render/monitor.ts";
 import { FIXTURES, REPO, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
+import { shiftTimestamps } from "../helpers/transcript.ts";
 
 const NOW = Date.parse("2026-03-01T09:15:00.000Z");
 const SRC = join(FIXTURES, "monitor");
@@ -29,13 +30,17 @@ const AGES = JSON.parse(readFileSync(join(SRC, "ages.json"), "utf8")) as Record<
 const CLI = join(REPO, "src", "cli.ts");
 const A1 = "a1a1a1a1-0000-4000-8000-000000000001";
 
-/** The fixture projects in a temp CLAUDE_CONFIG_DIR, each transcript as old as ages.json says at `now`. */
+/**
+ * The fixture projects in a temp CLAUDE_CONFIG_DIR, each session last active as long ago as
+ * ages.json says at `now`: its transcript's times moved there, and the file written then.
+ */
 function world(now = NOW) {
   const dir = tempDir("tl-monitor-");
   cpSync(join(SRC, "projects"), join(dir.path, "projects"), { recursive: true });
   for (const [id, age] of Object.entries(AGES)) {
     const path = transcript(dir.path, id);
     const t = new Date(now - age * 1000);
+    writeFileSync(path, shiftTimestamps(readFileSync(path, "utf8"), t.getTime()));
     utimesSync(path, t, t);
   }
   return dir;
@@ -192,6 +197,22 @@ describe("monitor frames", () => {
       "monitor/alpha.json",
       JSON.stringify(monitorJson(v), null, 2).replaceAll(dir.path, "$CLAUDE_CONFIG_DIR"),
     );
+  });
+
+  test("45.9 monitor: a month-old transcript copied just now is idle; its age is the transcript's", () => {
+    using dir = world();
+    // a2 was last active a month ago; its file was copied a second ago.
+    const a2 = transcript(dir.path, "a2a2a2a2-0000-4000-8000-000000000002");
+    const monthAgo = NOW - 30 * 86_400_000;
+    writeFileSync(a2, shiftTimestamps(readFileSync(a2, "utf8"), monthAgo));
+    utimesSync(a2, new Date(NOW - 1000), new Date(NOW - 1000));
+    const v = view(dir.path, {});
+    expect(v.rows.map((r) => r.sessionId.slice(0, 2))).toEqual(["a1", "a3"]);
+    expect(v.idleHidden).toBe(2);
+    const one = view(dir.path, { session: "a2a2" });
+    expect(one.rows[0]!.lastActivity).toBe(monthAgo);
+    expect(renderMonitor(one, 80, PLAIN)).toContain("30d ago");
+    expect(monitorJson(one).sessions).toMatchObject([{ last_activity: new Date(monthAgo).toISOString() }]);
   });
 
   test("from a subdirectory the project is its nearest ancestor with transcripts", () => {

@@ -1,5 +1,9 @@
-import { describe, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { replay } from "../../src/capture/replay.ts";
+import { withWriter } from "../../src/db/open.ts";
 import { renderSessionStatus, renderStatus } from "../../src/render/status.ts";
+import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
 
 const T = Date.UTC(2025, 0, 2, 3, 4, 5);
@@ -13,7 +17,7 @@ describe("status text (golden)", () => {
         bytes: 3 * 1024 * 1024,
         schemaVersion: 9,
         counts: {
-          sessions: 3,
+          sessions: 4,
           live_sessions: 2,
           turns: 42,
           l2_bodies: 84,
@@ -24,8 +28,24 @@ describe("status text (golden)", () => {
         },
         summaries: "extractive (auto: no claude on PATH); 12 made",
         recent: [
-          { id: "s-2", project: "/work/app", updated_at: T, turns: 30, merged_into: null },
-          { id: "s-3", project: null, updated_at: T - 60_000, turns: 2, merged_into: null },
+          // Imported a month after its last turn: the row's write time is not shown.
+          {
+            id: "s-2",
+            project: "/work/app",
+            updated_at: T + 30 * 86_400_000,
+            last_activity: T,
+            turns: 30,
+            merged_into: null,
+          },
+          { id: "s-3", project: null, updated_at: T, last_activity: T - 60_000, turns: 2, merged_into: null },
+          {
+            id: "s-4",
+            project: "/work/app",
+            updated_at: T,
+            last_activity: null,
+            turns: 0,
+            merged_into: null,
+          },
         ],
       }),
     ));
@@ -52,4 +72,21 @@ describe("status text (golden)", () => {
         injection: null,
       }),
     ));
+});
+
+describe("status times", () => {
+  test("45.9 status: updated is the transcript's last activity, not the import time", () => {
+    using dir = tempDir();
+    const db = join(dir.path, "throughline.db");
+    // The sample's last turn ended 2026-11-30 09:20:28 by its transcript; it is imported now.
+    const importedAt = new Date().toISOString().slice(0, 10);
+    withWriter(db, (w) => replay(w, [SAMPLE]));
+    const text = runCli(["status", "--db", db]);
+    expect(text.exitCode).toBe(0);
+    const row = text.stdout.split("\n").find((l) => l.startsWith("5a3c9e10-"));
+    expect(row).toContain("2026-11-30T09:20:28.000Z");
+    expect(row).not.toContain(importedAt);
+    const json = JSON.parse(runCli(["status", "--db", db, "--json"]).stdout);
+    expect(json.recent[0].last_activity).toBe(Date.parse("2026-11-30T09:20:28.000Z"));
+  });
 });

@@ -101,9 +101,12 @@ export const USER_PATH = [
 
 /**
  * Run a command line exactly as printed, through `sh -c` with USER_PATH, as Claude Code's
- * Bash tool would; `extra` words are appended quoted.
+ * Bash tool would; `extra` words are appended quoted; `cwd` is where it runs (default: here).
  */
-export function runShell(command: string, opts: { env?: Record<string, string>; extra?: string[] } = {}) {
+export function runShell(
+  command: string,
+  opts: { env?: Record<string, string>; extra?: string[]; cwd?: string } = {},
+) {
   const line = [command, ...(opts.extra ?? []).map(shellQuote)].join(" ");
   const proc = Bun.spawnSync(["/bin/sh", "-c", line], {
     env: {
@@ -117,6 +120,7 @@ export function runShell(command: string, opts: { env?: Record<string, string>; 
       PATH: USER_PATH,
     },
     stdin: "ignore",
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
   });
   return { exitCode: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
 }

@@ -150,3 +150,19 @@ export class TranscriptBuilder {
     return f;
   }
 }
+
+/**
+ * A transcript's text with every `"timestamp"` moved by the same amount, so that its newest is
+ * `last` (epoch ms): the session as if it had just been active then. A live session's last
+ * activity is the time its transcript records, not the file's mtime (issue 45, item 9).
+ */
+export function shiftTimestamps(text: string, last: number): string {
+  const TS = /"timestamp":"([^"]+)"/g;
+  const times = [...text.matchAll(TS)].map((m) => Date.parse(m[1]!)).filter(Number.isFinite);
+  if (times.length === 0) return text;
+  const delta = last - Math.max(...times);
+  return text.replace(TS, (whole, iso: string) => {
+    const t = Date.parse(iso);
+    return Number.isFinite(t) ? `"timestamp":"${new Date(t + delta).toISOString()}"` : whole;
+  });
+}

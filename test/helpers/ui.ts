@@ -3,13 +3,14 @@
  * system Chromium for the browser tests (test/ui/).
  */
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
 import { startUi, type UiServer } from "../../src/commands/_ui-server.ts";
 import { closeKeepingLog, openForWrite } from "../../src/db/open.ts";
 import { FIXTURES, SAMPLE } from "./db.ts";
+import { shiftTimestamps } from "./transcript.ts";
 
 export const HOSTILE = join(FIXTURES, "hostile");
 export const HOSTILE_ID = "6f6f6f6f-0000-4000-8000-00000000bad1";
@@ -39,16 +40,20 @@ export interface UiWorld extends AsyncDisposable {
   origin: string;
 }
 
-/** Replay the sample, the transcript fixtures and the hostile one into a temp home, then serve it. */
+/**
+ * Replay the sample, the transcript fixtures, the hostile one and a live session (its transcript
+ * last active a minute ago) into a temp home, then serve it.
+ */
 export async function uiWorld(): Promise<UiWorld> {
   const home = mkdtempSync(join(tmpdir(), "tl-ui-"));
   const db = join(home, "throughline.db");
-  const w = openForWrite(db);
-  replay(w, [SAMPLE, join(FIXTURES, "transcripts"), HOSTILE]);
-  w.close(); // a CLI writer's close: the log goes into the file
   const config = join(home, "claude");
-  mkdirSync(join(config, "projects", "-work-alpha"), { recursive: true });
-  cpSync(LIVE_FIXTURE, join(config, "projects", "-work-alpha", "a1a1a1a1-0000-4000-8000-000000000001.jsonl"));
+  const live = join(config, "projects", "-work-alpha", "a1a1a1a1-0000-4000-8000-000000000001.jsonl");
+  mkdirSync(dirname(live), { recursive: true });
+  writeFileSync(live, shiftTimestamps(readFileSync(LIVE_FIXTURE, "utf8"), Date.now() - 60_000));
+  const w = openForWrite(db);
+  replay(w, [SAMPLE, join(FIXTURES, "transcripts"), HOSTILE, live]);
+  w.close(); // a CLI writer's close: the log goes into the file
   const server = await startUi({ dbPath: db, port: 0, configDir: config, invocation: "throughline" });
   return {
     home,

@@ -118,21 +118,36 @@ export function resolveLive(db: Database, id: string): { id: string; cycle: bool
   return { id: cur, cycle: true };
 }
 
+/**
+ * SQL for the last activity of the chain stored under key `expr`: when its newest captured turn
+ * ended, a time the transcript itself records (core/transcript-blocks.ts `activityTime`), never
+ * when a hook or an import wrote the row (`sessions.updated_at`); null before its first turn.
+ * One index seek (`turns_session_started`) and one row.
+ */
+export function lastActivityOf(expr: string): string {
+  return `(SELECT t.ended_at FROM turns t WHERE t.session_id = ${expr}
+           ORDER BY t.started_at DESC, t.origin_session_id DESC, t.turn_number DESC LIMIT 1)`;
+}
+
 export interface RecentSession {
   id: string;
   project: string | null;
+  /** When a hook or an import last wrote the row: not the session's activity. */
   updated_at: number;
+  /** The chain's last activity (lastActivityOf); null before its first turn. */
+  last_activity: number | null;
   turns: number;
   merged_into: string | null;
 }
 
-/** The live ends of chains, most recently updated first. */
+/** The live ends of chains, most recently active first (those without a turn last). */
 export function recentSessions(db: Database, limit: number): RecentSession[] {
   return db
     .query<RecentSession, { limit: number }>(
-      `SELECT s.id, s.project, s.updated_at, s.merged_into,
+      `SELECT s.id, s.project, s.updated_at, s.merged_into, ${lastActivityOf("s.chain")} AS last_activity,
               (SELECT count(*) FROM turns t WHERE t.session_id = s.chain) AS turns
-       FROM sessions s WHERE s.merged_into IS NULL ORDER BY s.updated_at DESC LIMIT $limit`,
+       FROM sessions s WHERE s.merged_into IS NULL
+       ORDER BY last_activity IS NULL, last_activity DESC, s.updated_at DESC, s.id LIMIT $limit`,
     )
     .all({ limit });
 }

@@ -142,3 +142,21 @@ export function chainHead(db: Database, id: string): { project: string | null; c
     )
     .get({ id });
 }
+
+/**
+ * Of these session ids, those the memory holds a turn of (as their own transcript's): the Live
+ * page lists only these, so a forgotten session (`forget` took its turns) or one never captured
+ * is not on it.
+ */
+export function sessionsWithTurns(db: Database, ids: readonly string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  return new Set(
+    db
+      .query<{ id: string }, { ids: string }>(
+        `SELECT DISTINCT origin_session_id AS id FROM turns
+         WHERE origin_session_id IN (SELECT value FROM json_each($ids))`,
+      )
+      .all({ ids: JSON.stringify(ids) })
+      .map((r) => r.id),
+  );
+}

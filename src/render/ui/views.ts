@@ -264,7 +264,7 @@ export function livePage(v: LivePageView): string {
     "Live sessions",
     "live",
     html`<h1>Live sessions</h1>
-<p>Sessions that wrote their transcript in the last ${v.idleMinutes} minutes, as <code>monitor --all</code> shows them${v.idleHidden > 0 ? ` (${v.idleHidden} idle left out)` : ""}. Reload to refresh.</p>
+<p>Sessions in memory whose transcript records activity in the last ${v.idleMinutes} minutes, as <code>monitor --all</code> shows them${v.idleHidden > 0 ? ` (${v.idleHidden} idle left out)` : ""}. Reload to refresh.</p>
 ${v.rows.length === 0 ? html`<p class="empty">No live session.</p>` : html`<table class="list"><thead><tr><th>session</th><th>project</th><th>model</th><th>context used</th><th></th><th>last activity (UTC)</th></tr></thead><tbody>${rows}</tbody></table>`}`,
   );
 }

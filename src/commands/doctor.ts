@@ -153,6 +153,20 @@ function permissionCheck(settingsPaths: string[], invocation: string): Check {
       };
 }
 
+/** Why the database cannot be read, and the fix that fits: `migrate` only mends an older schema. */
+function unreadable(path: string, err: unknown): { detail: string; fix: string } {
+  const code = err instanceof ThroughlineError ? err.code : "";
+  if (code === "E_NOT_A_DATABASE")
+    return {
+      detail: `${path} is not a throughline database (file is not a database)`,
+      fix: `move it aside (\`mv ${shellQuote(path)} ${shellQuote(`${path}.bad`)}\`; the next hook creates a new one), or point --db or THROUGHLINE_DB at another file`,
+    };
+  if (code === "E_OLD_SCHEMA") return { detail: errorLine(err), fix: `run \`${selfInvocation()} migrate\`` };
+  if (code === "E_FUTURE_SCHEMA")
+    return { detail: errorLine(err), fix: "upgrade throughline (this one is older than the database)" };
+  return { detail: errorLine(err), fix: `check that you can read ${path} and its directory` };
+}
+
 function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra: Record<string, unknown> } {
   const checks: Check[] = [];
   const extra: Record<string, unknown> = {};
@@ -185,12 +199,7 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
   try {
     db = openForRead(path);
   } catch (err) {
-    checks.push({
-      name: "database schema",
-      ok: false,
-      detail: errorLine(err),
-      fix: `run \`${selfInvocation()} migrate\``,
-    });
+    checks.push({ name: "database schema", ok: false, ...unreadable(path, err) });
     return { checks, extra };
   }
   try {

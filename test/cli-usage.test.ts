@@ -3,10 +3,11 @@
  * what is wrong (never a silent guess, never an internal name), and every help fits a terminal.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commands } from "../src/commands/index.ts";
 import { runCli, tempDir } from "./helpers/db.ts";
+import { TranscriptBuilder } from "./helpers/transcript.ts";
 
 /** The words that reach a command that runs: a command with subcommands is reached through its first. */
 const LEAVES: string[][] = Object.keys(commands).map((name) =>
@@ -140,3 +141,127 @@ describe("45.8 plain errors, no internal names", () => {
     expect(expectOneLine(unknown.stderr)).toContain('unknown command "serch" — did you mean "search"?');
   });
 });
+
+/** Every command a user can name, with the words that name it: the map's and their subcommands. */
+async function everyCommandPath(): Promise<string[][]> {
+  const paths: string[][] = [];
+  for (const [name, load] of Object.entries(commands)) {
+    paths.push([name]);
+    const cmd = await load();
+    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) ?? {};
+    for (const sub of Object.keys(subs)) paths.push([name, sub]);
+  }
+  return paths;
+}
+
+describe("45.10 help that fits a terminal, one --all, session prefixes everywhere", () => {
+  test("45.10 every command's --help fits 100 columns and holds an example", async () => {
+    const paths = await everyCommandPath();
+    expect(paths.length).toBeGreaterThan(Object.keys(commands).length);
+    for (const words of [[], ...paths]) {
+      const r = runCli([...words, "--help"], { env: { FORCE_COLOR: "0", COLUMNS: "300" } });
+      expect(r.exitCode).toBe(0);
+      const wide = r.stdout.split("\n").filter((l) => l.length > 100);
+      expect({ words, wide }).toEqual({ words, wide: [] });
+      expect({ words, example: /\nEXAMPLES\n {2}throughline /.test(r.stdout) }).toEqual({
+        words,
+        example: true,
+      });
+      expect(r.stdout).toContain(`USAGE  ${["throughline", ...words].join(" ")}`);
+    }
+  });
+
+  test("45.10 --all means every project wherever it is taken; recall's project-wide scope is --all-sessions", () => {
+    using dir = tempDir();
+    const { db, project } = sessionFixture(dir.path);
+    const scope = (args: string[]) => {
+      const r = runCli(["recall", "--json", "--db", db, ...args], { cwd: project });
+      expect(r.stderr).toBe("");
+      return (JSON.parse(r.stdout) as { scope: string }).scope;
+    };
+    expect(scope(["--all"])).toBe("every project");
+    expect(scope(["--all-sessions"])).toStartWith("every session of ");
+    expect(scope([])).toContain("latest in");
+    const both = runCli(["recall", "--all", "--project", project, "--db", db]);
+    expect(expectOneLine(both.stderr)).toContain("recall takes one scope");
+    for (const words of [["search"], ["monitor"], ["export", "session-index"], ["recall"]])
+      expect(runCli([...words, "--help"]).stdout).toMatch(/--all {2,}\S*.*[Ee]very project/);
+  });
+
+  test("45.10 --session takes a unique prefix in every command that takes it; ambiguous or unknown says so", () => {
+    using dir = tempDir();
+    const { db, project, one, two, env } = sessionFixture(dir.path);
+    const prefix = one.slice(0, 6);
+    const withSession = (s: string): string[][] => [
+      ["status", "--session", s],
+      ["context", "--session", s],
+      ["handoff-context", "--session", s],
+      ["recall", "--session", s],
+      ["recall", "--l2", "--session", s, "--before", "2030-01-01T00:00:00Z", "--last", "1"],
+      ["recall", "--l1", "--session", s, "--before", "2030-01-01T00:00:00Z"],
+      ["detail", "09:00-11:00", "--session", s],
+      ["search", "alphaword", "--session", s],
+      ["doctor", "--session", s],
+      ["export", "session-index", "--session", s, "--quiet"],
+      ["forget", "--session", s, "--dry-run"],
+      ["note", "--decision", "keep it", "--session", s],
+      ["pause", "--session", s],
+      ["resume", "--session", s],
+    ];
+    const run = (args: string[]) =>
+      runCli([...args, ...(args[0] === "pause" || args[0] === "resume" ? [] : ["--db", db])], {
+        cwd: project,
+        env,
+      });
+    for (const args of withSession(prefix)) {
+      const r = run(args);
+      expect({ args, exitCode: r.exitCode, stderr: r.stderr }).toEqual({ args, exitCode: 0, stderr: "" });
+    }
+    // What a prefix named is the whole id: pause stores it, and the session's own commands print it.
+    expect(readFileSync(join(dir.path, "home", "never"), "utf8")).not.toContain(`${prefix}\n`);
+    expect(run(["search", "alphaword", "--session", prefix]).stdout).toContain(one);
+    for (const args of withSession("5e1f").filter((a) => a[0] !== "resume")) {
+      const r = run(args);
+      expect({ args, exitCode: r.exitCode }).toEqual({ args, exitCode: 1 });
+      expect(expectOneLine(r.stderr)).toMatch(
+        /--session 5e1f matches several sessions \(.*\); give more of the id/,
+      );
+    }
+    // resume looks among the paused sessions.
+    for (const id of [one, two]) expect(run(["pause", "--session", id]).exitCode).toBe(0);
+    expect(expectOneLine(run(["resume", "--session", "5e1f"]).stderr)).toContain(
+      "--session 5e1f matches several paused sessions",
+    );
+    expect(run(["resume", "--session", prefix]).stdout).toContain(`Resumed session ${one}`);
+    for (const args of withSession("zzzz").filter((a) => !["pause", "resume", "forget"].includes(a[0]!))) {
+      const r = run(args);
+      expect({ args, exitCode: r.exitCode }).toEqual({ args, exitCode: 1 });
+      expect(expectOneLine(r.stderr)).toContain("no session zzzz in this database");
+    }
+  });
+});
+
+/** Two sessions whose ids share a prefix (5e1f…), in one project: a prefix of each is unique past it. */
+function sessionFixture(root: string) {
+  const project = join(root, "proj");
+  mkdirSync(project, { recursive: true });
+  const db = join(root, "tl.db");
+  const one = "5e1f0c2a-1111-4c3e-8a21-0f6b2d9c4e17";
+  const two = "5e1f9d3b-2222-4c3e-8a21-0f6b2d9c4e17";
+  const env = {
+    THROUGHLINE_HOME: join(root, "home"),
+    CLAUDE_CONFIG_DIR: join(root, "claude"),
+    THROUGHLINE_DB: db,
+  };
+  for (const [id, word, at] of [
+    [one, "alphaword", "2026-03-01T09:00:00.000Z"],
+    [two, "betaword", "2026-03-01T10:00:00.000Z"],
+  ] as const) {
+    const t = new TranscriptBuilder(id, project, at);
+    t.user(`find the ${word} bug`).say(`fixed the ${word} bug`);
+    const file = join(root, `${id}.jsonl`);
+    writeFileSync(file, t.text());
+    expect(runCli(["replay", file, "--db", db], { env }).exitCode).toBe(0);
+  }
+  return { project, db, one, two, env };
+}

@@ -23,7 +23,8 @@ import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
 import { recentHookErrors } from "../db/queries/hook-errors.ts";
 import { quickCheck, schemaVersion } from "../db/queries/integrity.ts";
-import { getSession, mergedInto, resolveLive, sessionsByPrefix } from "../db/queries/sessions.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
+import { getSession, mergedInto, resolveLive } from "../db/queries/sessions.ts";
 import { SCHEMA_VERSION } from "../db/version.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
@@ -266,11 +267,7 @@ async function sessionReport(path: string, prefix: string): Promise<Record<strin
   // A SessionEnd(clear) the next handoff has not folded into clear_links yet (docs/hooks.md).
   const { marks: waitingClears } = await waitingClearMarks(path);
   return withReader(path, (db) => {
-    const ids = sessionsByPrefix(db, prefix);
-    if (ids.length === 0) throw new ThroughlineError("E_NO_SESSION", `no session starting with ${prefix}`);
-    if (ids.length > 1)
-      throw new ThroughlineError("E_AMBIGUOUS", `${prefix} matches several sessions: ${ids.join(", ")}`);
-    const id = ids[0]!;
+    const id = sessionIdFor(db, prefix);
     const s = getSession(db, id)!;
     const live = resolveLive(db, id);
     const injection = lastInjection(db, live.id);
@@ -312,6 +309,7 @@ async function sessionReport(path: string, prefix: string): Promise<Record<strin
 export default defineCommand({
   meta: {
     name: "doctor",
+    examples: ["throughline doctor", "throughline doctor --session 5e1f0c2a"],
     description: "Check the installation and the database; each problem comes with a one-line fix",
   },
   args: {

@@ -22,6 +22,7 @@ import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_setti
 export default defineCommand({
   meta: {
     name: "install",
+    examples: ["throughline install", "throughline install --project --statusline"],
     description:
       "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code",
   },

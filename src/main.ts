@@ -9,7 +9,6 @@ import {
   subCommandIndex,
   unknownFlag,
 } from "./core/argv.ts";
-import { closestName } from "./core/did-you-mean.ts";
 import { selfInvocation } from "./core/invocation.ts";
 import { errorLine, ThroughlineError } from "./errors.ts";
 import { VERSION } from "./version.ts";
@@ -38,6 +37,10 @@ type SubCommands = Record<string, AnyCommand | (() => Promise<AnyCommand>)>;
 
 const subCommandsOf = async (cmd: AnyCommand): Promise<SubCommands | undefined> =>
   (await resolve(cmd.subCommands)) as SubCommands | undefined;
+
+/** Loaded only for an error: every module costs a cold start (docs/benchmarks.md). */
+const closestName = (given: string, known: readonly string[]): string | null =>
+  (require("./core/did-you-mean.ts") as typeof import("./core/did-you-mean.ts")).closestName(given, known);
 
 /** A mistake in the command line: one plain line, exit 1 like every other error of the CLI. */
 const usageError = (message: string) => new ThroughlineError("E_USAGE", message);

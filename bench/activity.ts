@@ -236,9 +236,13 @@ export async function benchActivity(opts: {
   );
   add(
     "recall <words> --all",
-    measure(opts.runs, () => [...opts.bin, "recall", "refreshAccessToken", "--all", "--project", PROJECT], {
-      env,
-    }),
+    measure(
+      opts.runs,
+      () => [...opts.bin, "recall", "refreshAccessToken", "--all-sessions", "--project", PROJECT],
+      {
+        env,
+      },
+    ),
     "≤ 5×",
     "every session of the project",
   );

@@ -779,7 +779,7 @@ export async function benchHeavy(opts: {
       ["search <words> (its chain)", ["search", ...rare, "--session", cur.id]],
       ["search <common words> (its chain)", ["search", ...common, "--session", cur.id]],
       ["recall <words>", ["recall", ...rare, ...p]],
-      ["recall <words> --all", ["recall", ...rare, "--all", ...p]],
+      ["recall <words> --all", ["recall", ...rare, "--all-sessions", ...p]],
       ["recall (summary)", ["recall", ...p]],
     ];
     const rows: Record<string, HeavyRow> = {};

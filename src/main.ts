@@ -1,6 +1,15 @@
 import type { CommandContext, CommandDef } from "citty";
+import type { AnyCommand } from "./commands/_help.ts";
 import { commands } from "./commands/index.ts";
-import { type ArgDefinitions, ArgsError, parseCommandArgs, subCommandIndex } from "./core/argv.ts";
+import {
+  type ArgDefinitions,
+  ArgsError,
+  flagNames,
+  parseCommandArgs,
+  subCommandIndex,
+  unknownFlag,
+} from "./core/argv.ts";
+import { selfInvocation } from "./core/invocation.ts";
 import { errorLine, ThroughlineError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -9,12 +18,16 @@ export const main = {
     name: "throughline",
     version: VERSION,
     description: "Memory for Claude Code sessions that survives /clear and compaction",
+    examples: [
+      "throughline install",
+      "throughline import",
+      'throughline search "why did the users migration fail"',
+      "throughline recall edits",
+      "throughline help search",
+    ],
   },
   subCommands: commands,
 } satisfies CommandDef;
-
-// biome-ignore lint/suspicious/noExplicitAny: commands differ in their args.
-type AnyCommand = CommandDef<any>;
 
 /** citty's Resolvable: a value, a promise of it, or a function returning either. */
 const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
@@ -25,57 +38,129 @@ type SubCommands = Record<string, AnyCommand | (() => Promise<AnyCommand>)>;
 const subCommandsOf = async (cmd: AnyCommand): Promise<SubCommands | undefined> =>
   (await resolve(cmd.subCommands)) as SubCommands | undefined;
 
-/** Follow positional words through the sub-command map: `recall --help` shows recall's help. */
-async function resolveForHelp(argv: string[]): Promise<[AnyCommand, AnyCommand | undefined]> {
-  let cmd: AnyCommand = main;
-  let parent: AnyCommand | undefined;
-  for (const word of argv) {
-    if (word.startsWith("-")) continue;
-    const next = (await subCommandsOf(cmd))?.[word];
-    if (!next) break;
-    parent = cmd;
-    cmd = await resolve(next);
-  }
-  return [cmd, parent];
+/** Loaded only for an error: every module costs a cold start (docs/benchmarks.md). */
+const closestName = (given: string, known: readonly string[]): string | null =>
+  (require("./core/did-you-mean.ts") as typeof import("./core/did-you-mean.ts")).closestName(given, known);
+
+/** A mistake in the command line: one plain line, exit 1 like every other error of the CLI. */
+const usageError = (message: string) => new ThroughlineError("E_USAGE", message);
+
+/** `Run \`throughline search --help\``: where the words of an error point. */
+const helpHint = (path: readonly string[]) => `Run \`${[selfInvocation(), ...path, "--help"].join(" ")}\`.`;
+
+/** `first` ended as a sentence, then `then`. */
+const sentences = (first: string, then: string) => `${first}${/[.?!]$/.test(first) ? "" : "."} ${then}`;
+
+function unknownCommand(name: string, path: readonly string[], known: string[]): ThroughlineError {
+  const near = closestName(name, known);
+  const where = path.length > 0 ? ` for ${["throughline", ...path].join(" ")}` : "";
+  const guess = near ? ` — did you mean "${near}"?` : "";
+  return usageError(sentences(`unknown command "${name}"${where}${guess}`, helpHint(path)));
 }
 
-async function printUsage(argv: string[], toStderr: boolean): Promise<void> {
-  const { renderUsage } = await import("citty");
-  const [cmd, parent] = await resolveForHelp(argv);
-  // citty colours help by its own rules (off under NO_COLOR=1, TERM=dumb, CI or TEST); ours
-  // decides whether any colour stays, so FORCE_COLOR=0 or a pipe never gets it.
-  const { colorEnabled, isTerminal, stdoutIsTty } = await import("./render/tty.ts");
-  const usage = await renderUsage(cmd, parent);
-  const coloured = colorEnabled(process.env, toStderr ? isTerminal(2) : stdoutIsTty());
-  const text = `${coloured ? usage : Bun.stripANSI(usage)}\n`;
+/**
+ * Follow the words of `words` through the sub-command maps: `recall --help` shows recall's help.
+ * With `strict`, a word that names no command is an error (`throughline help frob`).
+ */
+async function resolvePath(words: readonly string[], strict: boolean): Promise<[AnyCommand, string[]]> {
+  let cmd: AnyCommand = main;
+  const path: string[] = [];
+  for (const word of words) {
+    if (word.startsWith("-")) continue;
+    const subs = await subCommandsOf(cmd);
+    const next = subs?.[word];
+    if (!next) {
+      if (strict) throw unknownCommand(word, path, Object.keys(subs ?? {}));
+      break;
+    }
+    path.push(word);
+    cmd = await resolve(next);
+  }
+  return [cmd, path];
+}
+
+/** Print the help of the command `words` name (all of them must name one when `strict`). */
+export async function printHelp(words: readonly string[], toStderr = false, strict = false): Promise<void> {
+  const [cmd, path] = await resolvePath(words, strict);
+  const [{ helpModel }, { renderHelp }, { colorsFor }, { isTerminal, stdoutIsTty }] = await Promise.all([
+    import("./commands/_help.ts"),
+    import("./render/help.ts"),
+    import("./render/colors.ts"),
+    import("./render/tty.ts"),
+  ]);
+  const colors = colorsFor(process.env, toStderr ? isTerminal(2) : stdoutIsTty());
+  const text = `${renderHelp(await helpModel(cmd, path), colors)}\n`;
   if (toStderr) console.error(text);
   else console.log(text);
 }
 
+/** citty's argument errors, worded for a person: what is missing and how the command is written. */
+function plainArgsError(err: ArgsError, path: readonly string[], defs: ArgDefinitions): ThroughlineError {
+  const command = path.join(" ");
+  const name = err.arg ?? "";
+  if (err.code === "E_MISSING_POSITIONAL") {
+    const flags = Object.values(defs).some((d) => d.type !== "positional") ? " [options]" : "";
+    return usageError(`${command} needs ${name}: throughline ${command} <${name}>${flags}`);
+  }
+  if (err.code === "E_INVALID_VALUE")
+    return usageError(`--${name} must be one of ${(defs[name]?.options ?? []).join(", ")}`);
+  if (err.code === "E_MISSING_FLAG")
+    return usageError(sentences(`${command} needs --${name}`, helpHint(path)));
+  return usageError(`${command}: ${err.message}`);
+}
+
+/** An unknown flag stops the command before it runs: one line naming it, and the flag meant. */
+function checkFlags(rawArgs: readonly string[], defs: ArgDefinitions, path: readonly string[]): void {
+  const flag = unknownFlag(rawArgs, defs);
+  if (flag === null) return;
+  const near = flag.startsWith("--") ? closestName(flag, flagNames(defs)) : null;
+  const where = path.length > 0 ? ` for ${path.join(" ")}` : "";
+  const guess = near
+    ? ` — did you mean ${near}?`
+    : flag.startsWith("--")
+      ? ""
+      : " (a word that starts with - goes after --)";
+  throw usageError(sentences(`unknown flag ${flag}${where}${guess}`, helpHint(path)));
+}
+
+function parseArgs(rawArgs: string[], defs: ArgDefinitions, path: readonly string[]) {
+  try {
+    return parseCommandArgs(rawArgs, defs);
+  } catch (err) {
+    throw err instanceof ArgsError ? plainArgsError(err, path, defs) : err;
+  }
+}
+
 /**
  * citty's runCommand, with the arguments parsed by core/argv.ts instead of `node:util`
- * (docs/benchmarks.md): setup, the sub-command named in argv, run, cleanup.
+ * (docs/benchmarks.md) and unknown flags refused: setup, the sub-command named in argv, run,
+ * cleanup. `path` is the words that named `cmd`.
  */
-async function runCommand(cmd: AnyCommand, rawArgs: string[]): Promise<void> {
+async function runCommand(cmd: AnyCommand, rawArgs: string[], path: string[]): Promise<void> {
   const defs = (await resolve(cmd.args ?? {})) as ArgDefinitions;
+  const subs = await subCommandsOf(cmd);
+  const at = subs && Object.keys(subs).length > 0 ? subCommandIndex(rawArgs, defs) : -1;
+  // The flags before a sub-command's name are this command's; the rest are the sub-command's.
+  checkFlags(at >= 0 ? rawArgs.slice(0, at) : rawArgs, defs, path);
   // A command that only dispatches (the root) has nothing to read its arguments: the parse is
   // skipped, as every statement of a cold process costs (docs/benchmarks.md).
   const args = (
-    cmd.run || cmd.setup || cmd.cleanup ? parseCommandArgs(rawArgs, defs) : { _: [] }
+    cmd.run || cmd.setup || cmd.cleanup ? parseArgs(rawArgs, defs, path) : { _: [] }
   ) as CommandContext["args"];
   const context: CommandContext = { rawArgs, args, cmd, data: undefined };
   let runError: unknown;
   try {
     await cmd.setup?.(context);
-    const subs = await subCommandsOf(cmd);
     if (subs && Object.keys(subs).length > 0) {
-      const at = subCommandIndex(rawArgs, defs);
       const name = rawArgs[at];
       if (name) {
         const sub = name in subs ? await resolve(subs[name]!) : undefined;
-        if (!sub) throw new ArgsError(`Unknown command ${name}`, "E_UNKNOWN_COMMAND");
-        await runCommand(sub, rawArgs.slice(at + 1));
-      } else if (!cmd.run) throw new ArgsError("No command specified.", "E_NO_COMMAND");
+        if (!sub) throw unknownCommand(name, path, Object.keys(subs));
+        await runCommand(sub, rawArgs.slice(at + 1), [...path, name]);
+      } else if (!cmd.run)
+        throw usageError(
+          sentences(`${path.join(" ")} needs a command: ${Object.keys(subs).join(" or ")}`, helpHint(path)),
+        );
     }
     await cmd.run?.(context);
   } catch (err) {
@@ -89,15 +174,11 @@ async function runCommand(cmd: AnyCommand, rawArgs: string[]): Promise<void> {
   if (runError) throw runError;
 }
 
-function isCittyError(err: unknown): err is Error & { code: string } {
-  return err instanceof Error && err.name === "CLIError";
-}
-
 /** The single exit point of the CLI: every error becomes one line and an exit code. */
 export async function runCli(argv: string[]): Promise<void> {
   try {
     if (argv.includes("--help") || argv.includes("-h")) {
-      await printUsage(argv, false);
+      await printHelp(argv);
       return;
     }
     if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
@@ -105,18 +186,12 @@ export async function runCli(argv: string[]): Promise<void> {
       return;
     }
     if (argv.length === 0) {
-      await printUsage(argv, true);
+      await printHelp(argv, true);
       process.exitCode = 1;
       return;
     }
-    await runCommand(main, argv);
+    await runCommand(main, argv, []);
   } catch (err) {
-    if (isCittyError(err)) {
-      await printUsage(argv, true);
-      console.error(`throughline: ${errorLine(err)}`);
-      process.exitCode = 1;
-      return;
-    }
     console.error(`throughline: ${errorLine(err)}`);
     if (process.env.THROUGHLINE_DEBUG === "1" && err instanceof Error) console.error(err.stack);
     process.exitCode = err instanceof ThroughlineError ? err.exitCode : 1;

@@ -12,7 +12,9 @@ import { findProject, resolveProject, type Scope } from "../db/project.ts";
 import { resolveChain } from "../db/queries/chain.ts";
 import { latestChain } from "../db/queries/events.ts";
 import { chainParts } from "../db/queries/forks.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { getSession } from "../db/queries/sessions.ts";
+import { ThroughlineError } from "../errors.ts";
 import { activityView } from "../read/activity.ts";
 import { activityJson, renderActivity } from "../render/activity.ts";
 import { printJson } from "./_args.ts";
@@ -22,6 +24,9 @@ export interface ActivityRecallArgs {
   words: string[];
   session?: string;
   project?: string;
+  /** Every session of the project (the latest chain by default). */
+  allSessions?: boolean;
+  /** Every project: `--all` means that in every command. */
   all?: boolean;
   now?: string;
   json?: boolean;
@@ -32,12 +37,24 @@ function parseNow(text: string | undefined): number {
   return text === undefined || text === "" ? Date.now() : instantFlag("--now", text);
 }
 
-/** Default: the most recently active chain of the current project; `--all`: every session of it. */
+/**
+ * Default: the most recently active chain of the current project; `--all-sessions`: every session
+ * of it; `--all`: every project.
+ */
 export function resolveActivityScope(
   db: Database,
-  args: Pick<ActivityRecallArgs, "session" | "project" | "all">,
+  args: Pick<ActivityRecallArgs, "session" | "project" | "all" | "allSessions">,
   cwd: string,
 ): { scope: Scope; label: string; project: string | null } {
+  if (args.session) args = { ...args, session: sessionIdFor(db, args.session) };
+  if (args.all) {
+    if (args.session !== undefined || args.project !== undefined || args.allSessions)
+      throw new ThroughlineError(
+        "E_ARGS",
+        "recall takes one scope: --session <id>, --project <dir>, --all-sessions or --all (every project)",
+      );
+    return { scope: { kind: "all" }, label: "every project", project: null };
+  }
   const project = (): string => {
     if (args.project) return resolveProject(db, args.project, cwd);
     if (args.session) {
@@ -48,7 +65,7 @@ export function resolveActivityScope(
     const here = normalizeProject(cwd);
     return findProject(db, here) ?? here;
   };
-  if (args.all) {
+  if (args.allSessions) {
     const p = project();
     return { scope: { kind: "project", project: p }, label: `every session of ${p}`, project: p };
   }

@@ -3,7 +3,8 @@ import { renderContext } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { withReader } from "../db/open.ts";
-import { loadContextInput, resolveChain } from "../db/queries/chain.ts";
+import { loadContextInput } from "../db/queries/chain.ts";
+import { resolveChainArg } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { defineCommand } from "./_define.ts";
@@ -17,12 +18,13 @@ function contextCommand(name: string, alias: string) {
   return defineCommand({
     meta: {
       name,
+      examples: [`throughline ${name} --session 5e1f0c2a`, `throughline ${name} --session 5e1f0c2a --json`],
       description: `Preview the resume context a session's next push would carry (read-only; alias: ${alias})`,
     },
     args: {
       session: {
         type: "string",
-        description: `Session id (any session of the chain; default $${SESSION_ENV})`,
+        description: `Session id or a unique prefix (any session of the chain; default $${SESSION_ENV})`,
         valueHint: "id",
       },
       ...dbArgs,
@@ -34,7 +36,7 @@ function contextCommand(name: string, alias: string) {
       if (!session)
         throw new ThroughlineError("E_ARGS", `${name} needs --session <id> (or ${SESSION_ENV} set)`);
       withReader(databasePath(process.env, args.db), (db) => {
-        const live = resolveChain(db, session);
+        const live = resolveChainArg(db, session);
         const out = renderContext(loadContextInput(db, live), selfInvocation());
         if (!args.json) return console.log(out.text);
         printJson({

@@ -13,6 +13,7 @@ import { defineCommand } from "./_define.ts";
 export default defineCommand({
   meta: {
     name: "demo",
+    examples: ["throughline demo"],
     description:
       "Replay the bundled sample session into a scratch database and print the resume context it would push",
   },

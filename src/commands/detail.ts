@@ -11,6 +11,7 @@ import {
   type TurnText,
   turnsDuring,
 } from "../db/queries/chain.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type DetailView, detailJson, renderDetail, renderItem } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -27,6 +28,7 @@ export const DETAIL_LIMIT = 5;
 export default defineCommand({
   meta: {
     name: "detail",
+    examples: ["throughline detail 09:13", "throughline detail 09:10-09:20 --session 5e1f0c2a"],
     description: "Show the turns under way at a time (HH:MM, HH:MM:SS, A-B or ISO) with all their detail",
   },
   args: {
@@ -38,7 +40,7 @@ export default defineCommand({
     },
     session: {
       type: "string",
-      description: `Session id (default: $${SESSION_ENV}'s chain, else every session of the current project)`,
+      description: `Session id or a unique prefix (default: $${SESSION_ENV}'s chain, else every session of the current project)`,
       valueHint: "id",
     },
     limit: {
@@ -86,6 +88,7 @@ export default defineCommand({
       let session: string | undefined = args.session || undefined;
       const fromEnv = session ? null : envChain(db);
       if (session) {
+        session = sessionIdFor(db, session);
         scope = { kind: "chain", live: resolveChain(db, session) };
         scopeText = `session ${scope.live}`;
       } else if (fromEnv) {

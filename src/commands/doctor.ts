@@ -22,7 +22,8 @@ import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
 import { recentHookErrors } from "../db/queries/hook-errors.ts";
 import { quickCheck, schemaVersion } from "../db/queries/integrity.ts";
-import { getSession, mergedInto, resolveLive, sessionsByPrefix } from "../db/queries/sessions.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
+import { getSession, mergedInto, resolveLive } from "../db/queries/sessions.ts";
 import { SCHEMA_VERSION } from "../db/version.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
@@ -153,6 +154,20 @@ function permissionCheck(settingsPaths: string[], invocation: string): Check {
       };
 }
 
+/** Why the database cannot be read, and the fix that fits: `migrate` only mends an older schema. */
+function unreadable(path: string, err: unknown): { detail: string; fix: string } {
+  const code = err instanceof ThroughlineError ? err.code : "";
+  if (code === "E_NOT_A_DATABASE")
+    return {
+      detail: `${path} is not a throughline database (file is not a database)`,
+      fix: `move it aside (\`mv ${shellQuote(path)} ${shellQuote(`${path}.bad`)}\`; the next hook creates a new one), or point --db or THROUGHLINE_DB at another file`,
+    };
+  if (code === "E_OLD_SCHEMA") return { detail: errorLine(err), fix: `run \`${selfInvocation()} migrate\`` };
+  if (code === "E_FUTURE_SCHEMA")
+    return { detail: errorLine(err), fix: "upgrade throughline (this one is older than the database)" };
+  return { detail: errorLine(err), fix: `check that you can read ${path} and its directory` };
+}
+
 function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra: Record<string, unknown> } {
   const checks: Check[] = [];
   const extra: Record<string, unknown> = {};
@@ -185,12 +200,7 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
   try {
     db = openForRead(path);
   } catch (err) {
-    checks.push({
-      name: "database schema",
-      ok: false,
-      detail: errorLine(err),
-      fix: `run \`${selfInvocation()} migrate\``,
-    });
+    checks.push({ name: "database schema", ok: false, ...unreadable(path, err) });
     return { checks, extra };
   }
   try {
@@ -257,11 +267,7 @@ async function sessionReport(path: string, prefix: string): Promise<Record<strin
   // A SessionEnd(clear) the next handoff has not folded into clear_links yet (docs/hooks.md).
   const { marks: waitingClears } = await waitingClearMarks(path);
   return withReader(path, (db) => {
-    const ids = sessionsByPrefix(db, prefix);
-    if (ids.length === 0) throw new ThroughlineError("E_NO_SESSION", `no session starting with ${prefix}`);
-    if (ids.length > 1)
-      throw new ThroughlineError("E_AMBIGUOUS", `${prefix} matches several sessions: ${ids.join(", ")}`);
-    const id = ids[0]!;
+    const id = sessionIdFor(db, prefix);
     const s = getSession(db, id)!;
     const live = resolveLive(db, id);
     const injection = lastInjection(db, live.id);
@@ -303,6 +309,7 @@ async function sessionReport(path: string, prefix: string): Promise<Record<strin
 export default defineCommand({
   meta: {
     name: "doctor",
+    examples: ["throughline doctor", "throughline doctor --session 5e1f0c2a"],
     description: "Check the installation and the database; each problem comes with a one-line fix",
   },
   args: {

@@ -20,6 +20,7 @@ import {
   planForget,
   scrub,
 } from "../db/queries/forget.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { writeTransaction } from "../db/tx.ts";
 import { oneLine, ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -86,11 +87,19 @@ function parseSelector(args: {
 export default defineCommand({
   meta: {
     name: "forget",
+    examples: [
+      "throughline forget --session 5e1f0c2a --dry-run",
+      'throughline forget --match "sk-live-" --yes',
+    ],
     description:
       "Delete memory for good: turns (L2, L3, summaries), events and their search index, then rewrite the database so the text is in neither the file nor its WAL. Several selectors narrow each other.",
   },
   args: {
-    session: { type: "string", description: "A session's own turns (by its id)", valueHint: "id" },
+    session: {
+      type: "string",
+      description: "A session's own turns (by its id or a unique prefix)",
+      valueHint: "id",
+    },
     before: {
       type: "string",
       description: "Turns started before this date (YYYY-MM-DD, UTC midnight, or ISO-8601)",
@@ -124,6 +133,8 @@ export default defineCommand({
     try {
       // A directory as the database knows it (rows written before project identity followed git).
       if (sel.project !== null) sel.project = resolveProject(reader, sel.project, "/");
+      // A unique prefix names its session; an id nothing starts with has nothing to forget.
+      if (sel.session !== null) sel.session = sessionIdFor(reader, sel.session, true);
       plan = planForget(reader, sel);
     } finally {
       reader.close();

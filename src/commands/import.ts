@@ -46,6 +46,11 @@ function importFromExport(file: string, opts: { db?: string | undefined; json?: 
 export default defineCommand({
   meta: {
     name: "import",
+    examples: [
+      "throughline import",
+      "throughline import --since 2025-06-01",
+      "throughline import --from-export backup.jsonl",
+    ],
     description:
       "Ingest your existing Claude Code history ($CLAUDE_CONFIG_DIR/projects); resumable and idempotent",
   },

@@ -5,6 +5,7 @@ type Loader = () => Promise<CommandDef<any>>;
 
 /** Every command, loaded only when it runs. Keep this map free of eager imports. */
 export const commands: Record<string, Loader> = {
+  help: () => import("./help.ts").then((m) => m.default),
   demo: () => import("./demo.ts").then((m) => m.default),
   import: () => import("./import.ts").then((m) => m.default),
   replay: () => import("./replay.ts").then((m) => m.default),

@@ -22,6 +22,7 @@ import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_setti
 export default defineCommand({
   meta: {
     name: "install",
+    examples: ["throughline install", "throughline install --project --statusline"],
     description:
       "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code",
   },
@@ -39,6 +40,17 @@ export default defineCommand({
     ...jsonArgs,
   },
   run({ args }) {
+    // Hooks create the database on first use; creating it now lets read commands work at once.
+    // Opened before anything is written: a database the hooks could not use (not a database, a
+    // newer schema) stops install with nothing changed.
+    const dbPath = databasePath(process.env, args.db);
+    const db = openForWrite(dbPath);
+    let ingested: ReturnType<typeof ingestedTranscripts>;
+    try {
+      ingested = ingestedTranscripts(db);
+    } finally {
+      db.close();
+    }
     const target = settingsTarget(args.project);
     const invocation = selfInvocation();
     const file = readSettings(target.settings);
@@ -68,15 +80,6 @@ export default defineCommand({
       }
       writeFileSync(path, text);
       written.push(path);
-    }
-    // Hooks create the database on first use; creating it now lets read commands work at once.
-    const dbPath = databasePath(process.env, args.db);
-    const db = openForWrite(dbPath);
-    let ingested: ReturnType<typeof ingestedTranscripts>;
-    try {
-      ingested = ingestedTranscripts(db);
-    } finally {
-      db.close();
     }
     // Day one: the history import would add, counted, never imported here (src/capture/history.ts).
     // Said here, so the first SessionStart does not say it again.

@@ -41,6 +41,7 @@ function check(path: string): MigrateReport {
 export default defineCommand({
   meta: {
     name: "migrate",
+    examples: ["throughline migrate"],
     description: "Bring the database schema up to date (never touches a newer schema)",
   },
   args: { ...dbArgs, ...jsonArgs },

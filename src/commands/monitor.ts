@@ -57,6 +57,7 @@ async function live(w: TranscriptWatcher, args: MonitorArgs, intervalMs: number)
 export default defineCommand({
   meta: {
     name: "monitor",
+    examples: ["throughline monitor", "throughline monitor --all --once"],
     description:
       "How full each live Claude Code session's context is: a row per session active in the last 15 minutes, refreshed every second",
   },

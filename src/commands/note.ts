@@ -5,6 +5,7 @@ import { redact } from "../core/redact.ts";
 import { withWriter } from "../db/open.ts";
 import { findProject } from "../db/project.ts";
 import { insertEvents, latestChain } from "../db/queries/events.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { chainKey, getSession, resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -16,7 +17,11 @@ import { defineCommand } from "./_define.ts";
  * chain of the current project.
  */
 export default defineCommand({
-  meta: { name: "note", description: "Record a decision in the activity index (recall decisions shows it)" },
+  meta: {
+    name: "note",
+    examples: ['throughline note --decision "Keep the queue in Postgres, not Redis"'],
+    description: "Record a decision in the activity index (recall decisions shows it)",
+  },
   args: {
     decision: {
       type: "string",
@@ -26,7 +31,7 @@ export default defineCommand({
     },
     session: {
       type: "string",
-      description: "Session id (default: the latest session of this project)",
+      description: "Session id or a unique prefix (default: the latest session of this project)",
       valueHint: "id",
     },
     ...dbArgs,
@@ -37,7 +42,7 @@ export default defineCommand({
     if (!text) throw new ThroughlineError("E_ARGS", 'note needs --decision "<text>"');
     return withWriter(databasePath(process.env, args.db), (db) => {
       const cwd = normalizeProject(process.cwd());
-      let origin = args.session;
+      let origin = args.session ? sessionIdFor(db, args.session) : undefined;
       let project: string | null = null;
       if (origin) project = getSession(db, origin)?.project ?? null;
       else {

@@ -6,8 +6,10 @@
 import { resolve } from "node:path";
 import { readNever, writeNever } from "../capture/never-file.ts";
 import { isEmptyNever, type NeverList, neverPath } from "../core/never.ts";
-import { type Env, normalizeProject } from "../core/paths.ts";
+import { databasePath, type Env, normalizeProject } from "../core/paths.ts";
+import { withReader } from "../db/open.ts";
 import { resolveProject } from "../db/project.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
 import { jsonArgs, printJson } from "./_args.ts";
 import { defineCommand } from "./_define.ts";
@@ -18,7 +20,11 @@ const targetArgs = {
     description: "A project directory (default: the project of the current directory)",
     valueHint: "dir",
   },
-  session: { type: "string", description: "One session, by id", valueHint: "id" },
+  session: {
+    type: "string",
+    description: "One session, by its id or a unique prefix of it",
+    valueHint: "id",
+  },
   ...jsonArgs,
 } as const;
 
@@ -35,6 +41,31 @@ function target(args: { project?: string | undefined; session?: string | undefin
   return { kind: "project", value: resolveProject(null, args.project, process.cwd()) };
 }
 
+/**
+ * pause: a unique prefix of a recorded session is that session. An id no recorded session starts
+ * with is kept as given: a session not recorded yet (or no database yet) can be paused by its id.
+ */
+function recordedSession(given: string): string {
+  try {
+    return withReader(databasePath(process.env), (db) => sessionIdFor(db, given, true));
+  } catch (err) {
+    if (err instanceof ThroughlineError && err.code === "E_NO_DATABASE") return given;
+    throw err;
+  }
+}
+
+/** resume: a unique prefix of a paused session is that session. */
+function pausedSession(given: string, paused: readonly string[]): string {
+  if (paused.includes(given)) return given;
+  const matches = paused.filter((s) => s.startsWith(given));
+  if (matches.length > 1)
+    throw new ThroughlineError(
+      "E_AMBIGUOUS_SESSION",
+      `--session ${given} matches several paused sessions (${matches.join(", ")}); give more of the id`,
+    );
+  return matches[0] ?? given;
+}
+
 function report(env: Env, list: NeverList, t: Target | null, changed: boolean) {
   return {
     schema: "throughline.never.v1",
@@ -48,6 +79,7 @@ function report(env: Env, list: NeverList, t: Target | null, changed: boolean) {
 export default defineCommand({
   meta: {
     name: "pause",
+    examples: ["throughline pause", "throughline pause --session 5e1f0c2a", "throughline pause --list"],
     description:
       "Stop capturing a project (default: this one) or a session, for good until `resume`: hooks and `import` skip it (stored memory is kept; `forget` removes it)",
   },
@@ -66,6 +98,7 @@ export default defineCommand({
       return;
     }
     const t = target(args, "pause");
+    if (t.kind === "session") t.value = recordedSession(t.value);
     const entries = t.kind === "project" ? list.projects : list.sessions;
     const changed = !entries.includes(t.value);
     if (changed) {
@@ -85,6 +118,7 @@ export default defineCommand({
 export const resume = defineCommand({
   meta: {
     name: "resume",
+    examples: ["throughline resume", "throughline resume --session 5e1f0c2a"],
     description: "Capture a paused project (default: this one) or session again",
   },
   args: targetArgs,
@@ -92,6 +126,7 @@ export const resume = defineCommand({
     const env = process.env;
     const list = readNever(env);
     const t = target(args, "resume");
+    if (t.kind === "session") t.value = pausedSession(t.value, list.sessions);
     const entries = t.kind === "project" ? list.projects : list.sessions;
     // `pause` stores the project's identity; a hand-written entry may name the directory itself.
     const raw = t.kind === "project" ? normalizeProject(resolve(args.project ?? process.cwd())) : t.value;

@@ -2,7 +2,8 @@ import { PULL_MAX_BYTES } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
 import { withReader } from "../db/open.ts";
-import { resolveChain, summariesBefore, turnsBefore, turnsFrom } from "../db/queries/chain.ts";
+import { summariesBefore, turnsBefore, turnsFrom } from "../db/queries/chain.ts";
+import { resolveChainArg } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type RecallRequest, recallJson, renderRecallL1, renderRecallL2 } from "../render/pull.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
@@ -17,8 +18,13 @@ import { envSession, parseBefore, parseCount, SESSION_ENV, terminalColors } from
 export default defineCommand({
   meta: {
     name: "recall",
+    examples: [
+      "throughline recall edits",
+      "throughline recall errors yesterday --all-sessions",
+      "throughline recall --l2 --session 5e1f0c2a --before 2025-06-01T09:00:00Z --last 5",
+    ],
     description:
-      "Pull turns a push left out (--l2 full text, --l1 summaries), or query the activity index (words, --now, --all)",
+      "Pull turns a push left out (--l2 full text, --l1 summaries), or query the activity index (words, --now, --all-sessions)",
   },
   args: {
     words: {
@@ -30,7 +36,7 @@ export default defineCommand({
     l1: { type: "boolean", description: "Summaries (L1) of every turn before --before, after --skip" },
     session: {
       type: "string",
-      description: `Session id (any session of the chain; default $${SESSION_ENV})`,
+      description: `Session id or a unique prefix (any session of the chain; default $${SESSION_ENV})`,
       valueHint: "id",
     },
     before: {
@@ -47,7 +53,11 @@ export default defineCommand({
     },
     skip: { type: "string", description: "--l1: skip the newest N turns first", valueHint: "n" },
     project: { type: "string", description: "Activity: the project directory", valueHint: "dir" },
-    all: { type: "boolean", description: "Activity: every session of the project" },
+    "all-sessions": {
+      type: "boolean",
+      description: "Activity: every session of the project, not only the latest chain",
+    },
+    all: { type: "boolean", description: "Activity: every project (as in search, monitor and export)" },
     now: { type: "string", description: "Activity: reference time for time phrases", valueHint: "iso" },
     ...dbArgs,
     ...jsonArgs,
@@ -60,6 +70,7 @@ export default defineCommand({
         words,
         ...(args.session !== undefined ? { session: args.session } : {}),
         ...(args.project !== undefined ? { project: args.project } : {}),
+        ...(args["all-sessions"] !== undefined ? { allSessions: args["all-sessions"] } : {}),
         ...(args.all !== undefined ? { all: args.all } : {}),
         ...(args.now !== undefined ? { now: args.now } : {}),
         ...(args.json !== undefined ? { json: args.json } : {}),
@@ -94,7 +105,7 @@ export default defineCommand({
         "recall --l2 needs --last <N> (the push prints the exact command)",
       );
     withReader(databasePath(process.env, args.db), (db) => {
-      const live = resolveChain(db, session);
+      const live = resolveChainArg(db, session);
       const req: RecallRequest = { sessionId: live, before, skip, last };
       const limits = { skip, limit: last };
       const c = args.json ? undefined : terminalColors();

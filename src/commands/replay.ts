@@ -10,6 +10,10 @@ import { defineCommand } from "./_define.ts";
 export default defineCommand({
   meta: {
     name: "replay",
+    examples: [
+      "throughline replay ~/.claude/projects/-home-me-app/",
+      "throughline replay session.jsonl --json",
+    ],
     description: "Ingest recorded transcripts (files or folders of .jsonl) as if every Stop hook had fired",
   },
   args: {

@@ -11,7 +11,7 @@ import {
 import type { Database } from "../db/open.ts";
 import { withReader } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
-import { resolveChain } from "../db/queries/chain.ts";
+import { resolveChainArg } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
 import { rankedMatches, searchTurns, type TurnResult } from "../read/search-turns.ts";
 import { renderSearch, type SearchView, searchJson } from "../render/search.ts";
@@ -29,7 +29,7 @@ function resolveScope(
     throw new ThroughlineError("E_ARGS", "search takes one scope: --session <id>, --project <dir> or --all");
   if (args.all) return { scope: { kind: "all" }, label: "every project" };
   if (args.session !== undefined) {
-    const live = resolveChain(db, args.session);
+    const live = resolveChainArg(db, args.session);
     return { scope: { kind: "chain", live }, label: `session ${live}` };
   }
   // No scope given: the session the model's Bash runs in, else the current project.
@@ -57,6 +57,10 @@ function detailCommand(h: SearchHit): string {
 export default defineCommand({
   meta: {
     name: "search",
+    examples: [
+      'throughline search "why did the users migration fail"',
+      "throughline search blocky --kind l2 --all",
+    ],
     description:
       'Find past turns by a plain question or words, quoted or not (read-only): search "why did the users migration fail". Searches every turn\'s text (L2), tool calls and outputs (L3) and activity events',
   },
@@ -69,7 +73,7 @@ export default defineCommand({
     },
     session: {
       type: "string",
-      description: `Only this session's chain (default: $${SESSION_ENV}'s, else the current project)`,
+      description: `Only the chain of this session (id or unique prefix; default: $${SESSION_ENV}'s, else the current project)`,
       valueHint: "id",
     },
     project: {

@@ -5,6 +5,7 @@ import { databasePath } from "../core/paths.ts";
 import { type Database, withReader } from "../db/open.ts";
 import { layerCounts } from "../db/queries/counts.ts";
 import { lastHandoff, lastInjection } from "../db/queries/handoff.ts";
+import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { chainOf, getSession, recentSessions, resolveLive } from "../db/queries/sessions.ts";
 import { SCHEMA_VERSION } from "../db/version.ts";
 import { ThroughlineError } from "../errors.ts";
@@ -56,11 +57,15 @@ function fileSize(path: string): number {
 }
 
 export default defineCommand({
-  meta: { name: "status", description: "Counts per memory layer, sessions and database size (read-only)" },
+  meta: {
+    name: "status",
+    examples: ["throughline status", "throughline status --session 5e1f0c2a"],
+    description: "Counts per memory layer, sessions and database size (read-only)",
+  },
   args: {
     session: {
       type: "string",
-      description: "Show one session's chain and its last handoff decision",
+      description: "Show one session's chain and its last handoff decision (id or unique prefix)",
       valueHint: "id",
     },
     ...dbArgs,
@@ -69,7 +74,7 @@ export default defineCommand({
   run({ args }) {
     const path = databasePath(process.env, args.db);
     return withReader(path, (db) => {
-      if (args.session) return printSession(db, args.session, args.json === true);
+      if (args.session) return printSession(db, sessionIdFor(db, args.session), args.json === true);
       const counts = layerCounts(db);
       const recent = recentSessions(db, 5);
       const bytes = fileSize(path);

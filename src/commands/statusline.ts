@@ -67,6 +67,7 @@ const command: CommandDef<{
 }> = {
   meta: {
     name: "statusline",
+    examples: ["throughline statusline < session.json"],
     description:
       "One status line for Claude Code's statusLine setting: context used of the window, turns in memory, pending handoff (reads the session JSON on stdin)",
   },

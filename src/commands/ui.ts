@@ -29,6 +29,7 @@ function parsePort(text: string | undefined): number {
 export default defineCommand({
   meta: {
     name: "ui",
+    examples: ["throughline ui", "throughline ui --port 4321 --open"],
     description:
       "Serve a local, read-only web view of the memory (projects, chains, turns, the push, search, live sessions) on 127.0.0.1 until Ctrl-C; prints its address, which holds a one-time token",
   },

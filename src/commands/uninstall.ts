@@ -10,6 +10,7 @@ import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_setti
 export default defineCommand({
   meta: {
     name: "uninstall",
+    examples: ["throughline uninstall"],
     description:
       "Remove exactly what `throughline install` added (hooks, allow rules, slash commands); memory is kept",
   },

@@ -21,10 +21,13 @@ export type ParsedArgs = Record<string, unknown> & { _: string[] };
 /** Named like citty's error, so the CLI shell treats both alike (usage, then the message). */
 export class ArgsError extends Error {
   readonly code: string;
-  constructor(message: string, code = "EARG") {
+  /** The argument the message is about, by its definition's name; the CLI shell words the error from it. */
+  readonly arg: string | undefined;
+  constructor(message: string, code = "EARG", arg?: string) {
     super(message);
     this.name = "CLIError";
     this.code = code;
+    this.arg = arg;
   }
 }
 
@@ -186,7 +189,11 @@ export function parseCommandArgs(rawArgs: string[], defs: ArgDefinitions): Parse
       const next = queue.shift();
       if (next !== undefined) out[name] = next;
       else if (def.default === undefined && def.required !== false)
-        throw new ArgsError(`Missing required positional argument: ${name.toUpperCase()}`);
+        throw new ArgsError(
+          `Missing required positional argument: ${name.toUpperCase()}`,
+          "E_MISSING_POSITIONAL",
+          name,
+        );
       else out[name] = def.default;
     } else if (def.type === "enum") {
       const value = lookup(out, name);
@@ -194,9 +201,11 @@ export function parseCommandArgs(rawArgs: string[], defs: ArgDefinitions): Parse
       if (value !== undefined && allowed.length > 0 && !allowed.includes(value as string))
         throw new ArgsError(
           `Invalid value for argument: --${name} (${value}). Expected one of: ${allowed.join(", ")}.`,
+          "E_INVALID_VALUE",
+          name,
         );
     } else if (def.required && lookup(out, name) === undefined)
-      throw new ArgsError(`Missing required argument: --${name}`);
+      throw new ArgsError(`Missing required argument: --${name}`, "E_MISSING_FLAG", name);
   }
   return out;
 }
@@ -223,4 +232,52 @@ export function subCommandIndex(rawArgs: string[], defs: ArgDefinitions): number
       i++;
   }
   return -1;
+}
+
+/**
+ * The first flag in `rawArgs` that `defs` does not define, as typed (`--kindd`, `-x`), or null.
+ * Read the way `parseCommandArgs` reads argv (a string flag takes the next argument, `--no-`
+ * negates a boolean, short groups expand, nothing after `--` is a flag), which accepts an
+ * unknown flag silently: `search blocky --kindd l2` would search "blocky l2".
+ */
+export function unknownFlag(rawArgs: readonly string[], defs: ArgDefinitions): string | null {
+  const long = new Map<string, "string" | "boolean">();
+  const short = new Map<string, "string" | "boolean">();
+  for (const [name, def] of Object.entries(defs)) {
+    if (def.type === "positional") continue;
+    const type = def.type === "boolean" ? "boolean" : "string";
+    for (const form of [name, camelName(name), kebabName(name), ...toArray(def.alias)])
+      (form.length === 1 ? short : long).set(form, type);
+  }
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") return null;
+    if (arg.length < 2 || arg[0] !== "-") continue;
+    if (arg[1] === "-") {
+      const eq = arg.indexOf("=");
+      const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+      const type =
+        long.get(name) ??
+        (name.startsWith("no-") && long.get(name.slice(3)) === "boolean" ? "boolean" : undefined);
+      if (type === undefined) return `--${name}`;
+      if (type === "string" && eq < 0) i++;
+      continue;
+    }
+    for (let k = 1; k < arg.length; k++) {
+      const type = short.get(arg[k]!);
+      if (type === undefined) return `-${arg[k]}`;
+      if (type === "string") {
+        if (k === arg.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return null;
+}
+
+/** The long flags `defs` defines, as a user types them: the names to suggest. */
+export function flagNames(defs: ArgDefinitions): string[] {
+  return Object.entries(defs)
+    .filter(([, d]) => d.type !== "positional")
+    .map(([name]) => `--${kebabName(name)}`);
 }

@@ -147,7 +147,7 @@ function createAside(path: string): void {
  */
 export function openForWrite(path: string): Database {
   const oldMask = process.umask(0o077);
-  let db: Database;
+  let db: Database | undefined;
   try {
     if (fileSize(path) === null) createAside(path);
     db = new Database(path, { create: true, strict: true });
@@ -174,10 +174,29 @@ export function openForWrite(path: string): Database {
       } catch {
         // a lock held past busy_timeout: the index waits for the next writer, nothing is lost
       }
+  } catch (err) {
+    if (!isNotADatabase(err)) throw err;
+    db?.close();
+    throw notADatabase(path, err);
   } finally {
     process.umask(oldMask);
   }
   return db;
+}
+
+const isNotADatabase = (err: unknown): boolean =>
+  (err as { code?: unknown } | null)?.code === "SQLITE_NOTADB";
+
+/**
+ * A file SQLite cannot read as a database (made by something else, or overwritten): which file,
+ * and what to do about it, where SQLite says only "file is not a database".
+ */
+export function notADatabase(path: string, cause: unknown): ThroughlineError {
+  return new ThroughlineError(
+    "E_NOT_A_DATABASE",
+    `${path} is not a throughline database (file is not a database); move it aside, or point --db or THROUGHLINE_DB at another file`,
+    { cause },
+  );
 }
 
 export function missingDatabase(path: string): ThroughlineError {
@@ -330,6 +349,7 @@ function openReadOnly(path: string): { db: Database; version: number } {
         } catch {
           // the first error says more
         }
+      if (isNotADatabase(err)) throw notADatabase(path, err);
       throw new ThroughlineError("E_OPEN", `cannot open ${path} read-only: ${message}`, { cause: err });
     }
   }

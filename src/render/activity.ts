@@ -125,7 +125,7 @@ function emptyText(v: ActivityView, command: string): string {
     "",
     `To enable it, run \`${command} install\` (it registers the PostToolUse hook that records activity as it happens); ` +
       `past sessions get their events with \`${command} import\` (or \`${command} replay <transcript.jsonl>\`). ` +
-      "To look beyond this session, add `--all` (every session of the project).",
+      "To look beyond this session, add `--all-sessions` (every session of the project) or `--all` (every project).",
   ].join("\n");
 }
 
@@ -134,8 +134,8 @@ function noMatchText(v: ActivityView, command: string): string {
   if (v.query.keywords.length > 0) hints.push("drop or change a keyword");
   if (v.query.range) hints.push("widen the time range (`today`, `yesterday`, or no time phrase)");
   if (v.query.types) hints.push("remove the type word to see every kind of event");
-  if (!v.scopeLabel.startsWith("every session"))
-    hints.push("add `--all` to search every session of the project");
+  if (!v.scopeLabel.startsWith("every "))
+    hints.push("add `--all-sessions` to search every session of the project");
   hints.push(`run \`${command} recall\` with no words for the summary`);
   return [
     heading(v),

@@ -82,7 +82,7 @@ describe("recall words on the fixture", () => {
   const view = (words: string, opts: { all?: boolean; now?: number } = {}) => {
     const { scope, label, project } = resolveActivityScope(
       env.db,
-      opts.all ? { all: true } : {},
+      opts.all ? { allSessions: true } : {},
       `${fixture.project}/src/auth`, // run from a subdirectory of the project
     );
     return activityView(env.db, words.split(" ").filter(Boolean), {
@@ -253,7 +253,7 @@ describe("recall words on the fixture", () => {
     expect(renderActivity(v)).toContain('matching "redis" or "zzzyzzy" (no event held every word)');
   });
 
-  test("--all widens to every session of the project", () => {
+  test("--all-sessions widens to every session of the project", () => {
     expect(summaries("zebra")).toEqual([]);
     expect(summaries("zebra", { all: true })).toEqual([
       "Bash failed (exit 1): make deploy — zebra crossing not found",
@@ -268,7 +268,7 @@ describe("recall words on the fixture", () => {
         "## Recall: errors zebra yesterday",
         'No events match: yesterday (2026-03-01) in session act-live (latest in /home/dev/shop), type error, matching "zebra".',
         "",
-        "Try a broader query: drop or change a keyword; widen the time range (`today`, `yesterday`, or no time phrase); remove the type word to see every kind of event; add `--all` to search every session of the project; run `throughline recall` with no words for the summary.",
+        "Try a broader query: drop or change a keyword; widen the time range (`today`, `yesterday`, or no time phrase); remove the type word to see every kind of event; add `--all-sessions` to search every session of the project; run `throughline recall` with no words for the summary.",
       ].join("\n"),
     );
   });

@@ -8,6 +8,7 @@ import { defineCommand } from "../_define.ts";
 export default defineCommand({
   meta: {
     name: "export",
+    examples: ["throughline export jsonl --out backup.jsonl", "throughline export session-index"],
     description:
       "Write memory out in another format (session-index: the files the original /recall skill reads; jsonl: the whole memory, for backup and `import --from-export`)",
   },

@@ -10,6 +10,7 @@ import { defineCommand } from "../_define.ts";
 export default defineCommand({
   meta: {
     name: "jsonl",
+    examples: ["throughline export jsonl --out backup.jsonl"],
     description:
       "Write the whole memory as throughline.export.v1 JSONL (docs/export.md) to stdout or --out; restore it with `import --from-export <file>`",
   },

@@ -3,6 +3,7 @@ import { claudeConfigDir, databasePath } from "../../core/paths.ts";
 import { type Database, openForRead } from "../../db/open.ts";
 import { resolveProject } from "../../db/project.ts";
 import { resolveChain } from "../../db/queries/chain.ts";
+import { sessionIdFor } from "../../db/queries/session-arg.ts";
 import { type IndexScope, indexedSessions } from "../../db/queries/session-index.ts";
 import { resolveLive } from "../../db/queries/sessions.ts";
 import { ThroughlineError } from "../../errors.ts";
@@ -29,13 +30,18 @@ function chainOf(db: Database, id: string): string {
 export default defineCommand({
   meta: {
     name: "session-index",
+    examples: ["throughline export session-index", "throughline export session-index --all"],
     description:
-      "Write $CLAUDE_CONFIG_DIR/projects/<hash>/memory/session-index/<session>/{events.jsonl,summary.md} from memory (default: the current project)",
+      "Write the files the /recall skill reads (events.jsonl and summary.md under memory/session-index/<session>/ in the project's folder of $CLAUDE_CONFIG_DIR/projects) from memory (default: the current project)",
   },
   args: {
-    session: { type: "string", description: "Every session of the chain holding this id", valueHint: "id" },
+    session: {
+      type: "string",
+      description: "Every session of the chain holding this id (or unique prefix)",
+      valueHint: "id",
+    },
     project: { type: "string", description: "Every session of this project directory", valueHint: "dir" },
-    all: { type: "boolean", description: "Every session with events" },
+    all: { type: "boolean", description: "Every project: every session with events" },
     quiet: { type: "boolean", description: "Print nothing (the Stop hook's refresh)" },
     ...dbArgs,
     ...jsonArgs,
@@ -51,7 +57,7 @@ export default defineCommand({
     const written: WrittenIndex[] = [];
     try {
       let scope: IndexScope;
-      if (args.session) scope = { kind: "chain", live: chainOf(db, args.session) };
+      if (args.session) scope = { kind: "chain", live: chainOf(db, sessionIdFor(db, args.session, true)) };
       else if (args.all) scope = { kind: "all" };
       else {
         scope = { kind: "project", project: resolveProject(db, args.project, process.cwd()) };

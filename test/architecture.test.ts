@@ -145,7 +145,7 @@ describe("architecture (docs/architecture.md)", () => {
     expect(wrong).toEqual([]);
   });
 
-  test("citty is loaded only for --help: no module imports it at run time", () => {
+  test("no module imports citty at run time (its types only)", () => {
     // citty's module imports node:util, ~2 ms of a cold command (src/commands/_define.ts).
     const wrong = files
       .filter((f) => /^\s*import\s+(?!type\b)[^;]*from\s+["']citty["']/m.test(readFileSync(f, "utf8")))

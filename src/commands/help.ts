@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 
 /** `throughline help [command…]`: the same text as `throughline [command…] --help`. */
 export default defineCommand({

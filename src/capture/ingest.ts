@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { assemble } from "../core/assemble.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
 import { splitLines } from "../core/jsonl.ts";
-import type { DetailDraft, ToolCall } from "../core/model.ts";
+import type { DetailDraft, ToolCall, TurnDraft } from "../core/model.ts";
 import { redact, redactNullable, withHintBatch } from "../core/redact.ts";
 import { assembleSubagent } from "../core/subagent.ts";
 import { projectOf } from "../db/project.ts";
@@ -309,6 +309,27 @@ interface TurnWritePlan {
   events: EventDraft[];
 }
 
+/** One turn's rows as they will be written: redacted, each row still in its place in the reply. */
+function turnPlan(t: TurnDraft, origin: string): TurnWritePlan {
+  const reply = redactReply(t.assistant, t.details);
+  return {
+    turn: {
+      sessionId: "", // the key of the chain, resolved under the write lock
+      originSessionId: origin,
+      number: t.number,
+      startedAt: t.startedAt,
+      endedAt: t.endedAt,
+      user: redact(t.prompt),
+      assistant: reply.text,
+      finalText: redactNullable(t.finalText),
+      uuid: t.uuid,
+    },
+    startOffset: t.startOffset,
+    details: reply.details,
+    events: eventsOf(t.toolCalls),
+  };
+}
+
 /** Everything one run will write, computed (read, assembled, redacted) before taking the lock. */
 interface TranscriptPlan {
   observed: Observed;
@@ -390,25 +411,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
     },
     preamble:
       start === 0 ? { details: res.preamble.map(redactDetail), events: eventsOf(res.preambleCalls) } : null,
-    turns: res.turns.map((t) => {
-      const reply = redactReply(t.assistant, t.details);
-      return {
-        turn: {
-          sessionId: "", // the key of the chain, resolved under the write lock
-          originSessionId: origin,
-          number: t.number,
-          startedAt: t.startedAt,
-          endedAt: t.endedAt,
-          user: redact(t.prompt),
-          assistant: reply.text,
-          finalText: redactNullable(t.finalText),
-          uuid: t.uuid,
-        },
-        startOffset: t.startOffset,
-        details: reply.details,
-        events: eventsOf(t.toolCalls),
-      };
-    }),
+    turns: res.turns.map((t) => turnPlan(t, origin)),
     skipped,
     newestFinalText,
   }));

@@ -14,6 +14,9 @@ import { FIXTURES, SAMPLE } from "./db.ts";
 export const HOSTILE = join(FIXTURES, "hostile");
 export const HOSTILE_ID = "6f6f6f6f-0000-4000-8000-00000000bad1";
 export const SAMPLE_ID = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13";
+/** A conversation with a failing build, a Markdown table, an edit and a todo list (test/fixtures/conversation/). */
+export const CONVERSATION = join(FIXTURES, "conversation");
+export const CONVERSATION_ID = "c0c0c0c0-0000-4000-8000-0000000c0de1";
 const LIVE_FIXTURE = join(
   FIXTURES,
   "monitor",
@@ -39,12 +42,12 @@ export interface UiWorld extends AsyncDisposable {
   origin: string;
 }
 
-/** Replay the sample, the transcript fixtures and the hostile one into a temp home, then serve it. */
+/** Replay the sample, the transcript fixtures, the hostile one and the conversation into a temp home, then serve it. */
 export async function uiWorld(): Promise<UiWorld> {
   const home = mkdtempSync(join(tmpdir(), "tl-ui-"));
   const db = join(home, "throughline.db");
   const w = openForWrite(db);
-  replay(w, [SAMPLE, join(FIXTURES, "transcripts"), HOSTILE]);
+  replay(w, [SAMPLE, join(FIXTURES, "transcripts"), HOSTILE, CONVERSATION]);
   w.close(); // a CLI writer's close: the log goes into the file
   const config = join(home, "claude");
   mkdirSync(join(config, "projects", "-work-alpha"), { recursive: true });

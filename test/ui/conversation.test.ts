@@ -17,6 +17,7 @@ import { splitLines } from "../../src/core/jsonl.ts";
 import { callDiffs, callTitle, lineDiff } from "../../src/core/tool-call-view.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { markdown } from "../../src/render/ui/markdown.ts";
+import { REPO } from "../helpers/db.ts";
 import { CONVERSATION, CONVERSATION_ID, SAMPLE_ID, type UiWorld, uiWorld } from "../helpers/ui.ts";
 
 const row = (id: number, kind: string, textAt: number | null, more: Partial<TurnRow> = {}): TurnRow => ({
@@ -124,6 +125,13 @@ describe("45.11 the pure parts", () => {
     expect(hostile).toContain("⟦U+202E⟧");
     expect(markdown("[rel](src/x.ts) [d](data:text/html,x)").value).not.toContain("<a ");
   });
+});
+
+test("45.11 markdown-it is imported by the web view's Markdown module only", () => {
+  const importers = [...new Bun.Glob("src/**/*.ts").scanSync(REPO)].filter((f) =>
+    /from "markdown-it"/.test(readFileSync(join(REPO, f), "utf8")),
+  );
+  expect(importers).toEqual(["src/render/ui/markdown.ts"]);
 });
 
 describe("45.11 the served chain", () => {

@@ -15,7 +15,14 @@ interface El {
   click(): void;
   addEventListener(
     type: string,
-    fn: (e: { key?: string; preventDefault(): void; target?: unknown }) => void,
+    fn: (e: {
+      key?: string;
+      ctrlKey?: boolean;
+      metaKey?: boolean;
+      altKey?: boolean;
+      preventDefault(): void;
+      target?: unknown;
+    }) => void,
   ): void;
   focus(opts?: { preventScroll?: boolean }): void;
   textContent: string | null;
@@ -76,7 +83,8 @@ const KEYS: Record<string, () => void> = {
 
 g.document.addEventListener("keydown", (e) => {
   const tag = (e.target as { tagName?: string } | undefined)?.tagName;
-  if (tag === "INPUT" || tag === "TEXTAREA") return;
+  // Typing in a field, and the browser's own shortcuts (Ctrl-K, ⌘-G…), are left alone.
+  if (tag === "INPUT" || tag === "TEXTAREA" || e.ctrlKey || e.metaKey || e.altKey) return;
   if (e.key === "/") {
     e.preventDefault();
     g.document.querySelector("input[type=search]")?.focus();

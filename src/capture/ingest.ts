@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { assemble } from "../core/assemble.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
 import { splitLines } from "../core/jsonl.ts";
-import type { DetailDraft, ToolCall } from "../core/model.ts";
+import type { DetailDraft, ToolCall, TurnDraft } from "../core/model.ts";
 import { redact, redactNullable, withHintBatch } from "../core/redact.ts";
 import { assembleSubagent } from "../core/subagent.ts";
 import { projectOf } from "../db/project.ts";
@@ -198,6 +198,35 @@ function redactDetail(d: DetailDraft): DetailDraft {
   return { ...d, input: redactNullable(d.input), output: redactNullable(d.output) };
 }
 
+/**
+ * A turn's reply and rows, redacted, each row's `textAt` still pointing where it happened in the
+ * stored reply. A redaction that changes the reply's length is rare: only then is the reply
+ * redacted piece by piece between those points (they fall between text blocks, which no secret
+ * spans) and the points moved by what each piece gained or lost.
+ */
+function redactReply(
+  text: string,
+  details: readonly DetailDraft[],
+): { text: string; details: DetailDraft[] } {
+  const out = redact(text);
+  const redacted = details.map(redactDetail);
+  if (out.length === text.length || !details.some((d) => d.textAt !== undefined))
+    return { text: out, details: redacted };
+  const points = [...new Set(details.map((d) => d.textAt ?? 0))].sort((a, b) => a - b);
+  const moved = new Map<number, number>();
+  let stored = "";
+  let from = 0;
+  for (const at of [...points, text.length]) {
+    stored += redact(text.slice(from, at));
+    moved.set(at, stored.length);
+    from = at;
+  }
+  return {
+    text: stored,
+    details: redacted.map((d) => (d.textAt === undefined ? d : { ...d, textAt: moved.get(d.textAt) ?? 0 })),
+  };
+}
+
 export function sessionIdFromPath(path: string): string {
   return basename(path).replace(/\.jsonl$/, "");
 }
@@ -278,6 +307,27 @@ interface TurnWritePlan {
   startOffset: number;
   details: DetailDraft[];
   events: EventDraft[];
+}
+
+/** One turn's rows as they will be written: redacted, each row still in its place in the reply. */
+function turnPlan(t: TurnDraft, origin: string): TurnWritePlan {
+  const reply = redactReply(t.assistant, t.details);
+  return {
+    turn: {
+      sessionId: "", // the key of the chain, resolved under the write lock
+      originSessionId: origin,
+      number: t.number,
+      startedAt: t.startedAt,
+      endedAt: t.endedAt,
+      user: redact(t.prompt),
+      assistant: reply.text,
+      finalText: redactNullable(t.finalText),
+      uuid: t.uuid,
+    },
+    startOffset: t.startOffset,
+    details: reply.details,
+    events: eventsOf(t.toolCalls),
+  };
 }
 
 /** Everything one run will write, computed (read, assembled, redacted) before taking the lock. */
@@ -361,22 +411,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
     },
     preamble:
       start === 0 ? { details: res.preamble.map(redactDetail), events: eventsOf(res.preambleCalls) } : null,
-    turns: res.turns.map((t) => ({
-      turn: {
-        sessionId: "", // the key of the chain, resolved under the write lock
-        originSessionId: origin,
-        number: t.number,
-        startedAt: t.startedAt,
-        endedAt: t.endedAt,
-        user: redact(t.prompt),
-        assistant: redact(t.assistant),
-        finalText: redactNullable(t.finalText),
-        uuid: t.uuid,
-      },
-      startOffset: t.startOffset,
-      details: t.details.map(redactDetail),
-      events: eventsOf(t.toolCalls),
-    })),
+    turns: res.turns.map((t) => turnPlan(t, origin)),
     skipped,
     newestFinalText,
   }));

@@ -8,28 +8,33 @@ import { join } from "node:path";
 import { TranscriptWatcher } from "../capture/transcript-watch.ts";
 import { formatIso } from "../core/clock.ts";
 import { renderContext } from "../core/context.ts";
+import { conversationOf, type TurnRow } from "../core/conversation.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { pageLinks, parsePage } from "../core/paging.ts";
 import { SEARCH_KINDS } from "../core/search.ts";
 import { judge, SECURITY_HEADERS, tokenCookie } from "../core/ui-guard.ts";
 import { type Database, openForRead, withReader } from "../db/open.ts";
-import { countChainTurns, detailsOf, loadContextInput, resolveChain } from "../db/queries/chain.ts";
-import { chainOf } from "../db/queries/sessions.ts";
+import { countChainTurns, loadContextInput, resolveChain } from "../db/queries/chain.ts";
 import {
   chainHead,
+  chainSessions,
   chainsPage,
+  chainTitle,
   chainTurnsPage,
   eventsOfTurns,
   projectsPage,
   sessionsWithTurns,
   turnById,
   turnIdOf,
+  turnRowsOf,
   type UiTurnRow,
 } from "../db/queries/ui.ts";
 import { ThroughlineError } from "../errors.ts";
 import { searchTurns } from "../read/search-turns.ts";
+import { isClientContext } from "../render/pull.ts";
 import css from "../render/ui/style.css" with { type: "text" };
 import {
+  CHAIN_PAGE_SIZE,
   chainPage,
   errorPage,
   livePage,
@@ -94,9 +99,19 @@ function turnView(
   inv: string,
   t: UiTurnRow,
   live: string,
-  details = detailsOf(db, [t.id]),
+  rows = turnRowsOf(db, [t.id]),
 ): TurnView {
   const events = eventsOfTurns(db, [{ origin: t.origin_session_id, number: t.turn_number }]);
+  const turnRows: TurnRow[] = rows.map((d) => ({
+    id: d.id,
+    kind: d.kind,
+    toolName: d.tool_name,
+    toolUseId: d.tool_use_id,
+    input: d.input,
+    output: d.output,
+    isError: d.is_error !== 0,
+    textAt: d.text_at,
+  }));
   return {
     id: t.id,
     origin: t.origin_session_id,
@@ -104,15 +119,10 @@ function turnView(
     startedAt: t.started_at,
     endedAt: t.ended_at,
     user: t.user_text ?? "",
-    assistant: t.assistant_text ?? "",
+    items: conversationOf(t.assistant_text ?? "", turnRows, (r) =>
+      isClientContext({ kind: r.kind, tool_name: r.toolName }),
+    ),
     summary: t.summary,
-    details: details.map((d) => ({
-      kind: d.kind,
-      toolName: d.tool_name,
-      input: d.input,
-      output: d.output,
-      isError: d.is_error !== 0,
-    })),
     events: events.map((e) => ({ ts: e.ts, type: e.type, summary: e.summary })),
     detailCommand: commandLine(inv, "detail", formatIso(t.started_at), "--session", live),
   };
@@ -148,19 +158,22 @@ function routes(watcher: TranscriptWatcher, invocation: string): Record<string, 
     },
     "/chain": (db, url) => {
       const live = resolveChain(db, url.searchParams.get("s") ?? "");
-      const page = parsePage(url.searchParams.get("page"));
+      const page = parsePage(url.searchParams.get("page"), CHAIN_PAGE_SIZE);
       const rows = chainTurnsPage(db, live, page.limit + 1, page.offset);
       const shown = rows.slice(0, page.limit);
-      const details = detailsOf(
+      const details = turnRowsOf(
         db,
         shown.map((t) => t.id),
       );
+      const total = countChainTurns(db, live);
       return chainPage({
         live,
         project: chainHead(db, live)?.project ?? null,
-        sessions: chainOf(db, live),
-        total: countChainTurns(db, live),
+        title: chainTitle(db, live),
+        sessions: chainSessions(db, live),
+        total,
         page: page.number,
+        lastPage: Math.max(1, Math.ceil(total / CHAIN_PAGE_SIZE)),
         turns: shown.map((t) =>
           turnView(
             db,
@@ -178,7 +191,7 @@ function routes(watcher: TranscriptWatcher, invocation: string): Record<string, 
       const id = Number(url.searchParams.get("id"));
       const t = Number.isSafeInteger(id) ? turnById(db, id) : null;
       if (!t) throw new ThroughlineError("E_NO_TURN", "no such turn (forgotten, or never recorded)");
-      return turnPage(turnView(db, inv(), t, t.live), t.live);
+      return turnPage(turnView(db, inv(), t, t.live), t.live, chainHead(db, t.live)?.project ?? null);
     },
     "/push": (db, url) => {
       const live = resolveChain(db, url.searchParams.get("s") ?? "");

@@ -81,6 +81,8 @@ class Assembler {
   private readonly groups: SidechainGroup[] = [];
   private current: TurnDraft | null = null;
   private assistantGroups: { id: string; texts: string[] }[] = [];
+  /** Length of the current turn's reply so far: its non-blank texts joined by a blank line. */
+  private replyLength = 0;
   private nextNumber: number;
   private lastTs = 0;
   sessionId: string | undefined;
@@ -101,7 +103,16 @@ class Assembler {
   }
 
   private addDetail(d: Omit<DetailDraft, "createdAt"> & { createdAt?: number }): void {
-    this.details().push({ ...d, createdAt: d.createdAt ?? this.lastTs });
+    const at = this.current ? { textAt: this.replyLength } : {};
+    this.details().push({ ...d, createdAt: d.createdAt ?? this.lastTs, ...at });
+  }
+
+  /** A text block of the reply: kept in its message's group, and counted as finishTurn joins it. */
+  private addReplyText(id: string, text: string): void {
+    const last = this.assistantGroups[this.assistantGroups.length - 1];
+    if (last && last.id === id) last.texts.push(text);
+    else this.assistantGroups.push({ id, texts: [text] });
+    if (text.trim().length > 0) this.replyLength += (this.replyLength > 0 ? 2 : 0) + text.length;
   }
 
   /** An L3 row that is only text: no tool, no input, not an error unless said. */
@@ -131,6 +142,7 @@ class Assembler {
       }
     }
     this.assistantGroups = [];
+    this.replyLength = 0;
   }
 
   private startTurn(line: RawLine, ts: number, prompt: string, uuid: string | null): TurnDraft {
@@ -240,6 +252,7 @@ class Assembler {
         output: null,
         isError: false,
         createdAt: this.lastTs,
+        ...(this.current ? { textAt: this.replyLength } : {}),
       };
       this.details().push(detail);
       group = { detail, renderer };
@@ -340,9 +353,7 @@ class Assembler {
           if (text.trim()) this.addText("meta", text, { toolName: "assistant" });
           continue;
         }
-        const last = this.assistantGroups[this.assistantGroups.length - 1];
-        if (last && last.id === id) last.texts.push(text);
-        else this.assistantGroups.push({ id, texts: [text] });
+        this.addReplyText(id, text);
       } else if (b.type === "thinking") {
         const text = str(b.thinking) ?? "";
         if (text.trim()) this.addText("thinking", text);

@@ -26,6 +26,12 @@ export interface DetailDraft {
   output: string | null;
   isError: boolean;
   createdAt: number;
+  /**
+   * For a turn's row: how many characters of the turn's reply (`TurnDraft.assistant`) had been
+   * written when it happened, so a reader can put the reply's text and the tool calls back in
+   * the order they happened (the web view, docs/ui.md). Absent where no reply text applies.
+   */
+  textAt?: number;
 }
 
 export interface ToolResult {

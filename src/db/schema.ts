@@ -436,4 +436,9 @@ INSERT INTO bodies_fts(bodies_fts, rank) VALUES ('hashsize', 8388608);
 INSERT INTO details_fts(details_fts, rank) VALUES ('hashsize', 8388608);
 INSERT INTO events_fts(events_fts, rank) VALUES ('hashsize', 8388608);
 `,
+  /* 12: where in a turn's reply each of its rows happened (docs/ui.md, "A chain reads as a conversation") */ `
+-- Characters of the stored reply (bodies.text) written before the row happened; NULL for rows
+-- written before (the web view then shows the reply's text before the turn's tool calls).
+ALTER TABLE details ADD COLUMN text_at INTEGER;
+`,
 ];

@@ -36,6 +36,11 @@ export function visibleMarker(ch: string): string {
   return `⟦U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`;
 }
 
+/** Every invisible control made visible (text that another renderer escapes, such as Markdown). */
+export function visible(text: string): string {
+  return text.replace(INVISIBLE, visibleMarker);
+}
+
 /** Text to HTML: escaped, and every invisible control made visible. */
 export function esc(text: string | number | null | undefined): string {
   if (text === null || text === undefined) return "";

@@ -15,6 +15,9 @@ import { shiftTimestamps } from "./transcript.ts";
 export const HOSTILE = join(FIXTURES, "hostile");
 export const HOSTILE_ID = "6f6f6f6f-0000-4000-8000-00000000bad1";
 export const SAMPLE_ID = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13";
+/** A conversation with a failing build, a Markdown table, an edit and a todo list (test/fixtures/conversation/). */
+export const CONVERSATION = join(FIXTURES, "conversation");
+export const CONVERSATION_ID = "c0c0c0c0-0000-4000-8000-0000000c0de1";
 const LIVE_FIXTURE = join(
   FIXTURES,
   "monitor",
@@ -41,8 +44,8 @@ export interface UiWorld extends AsyncDisposable {
 }
 
 /**
- * Replay the sample, the transcript fixtures, the hostile one and a live session (its transcript
- * last active a minute ago) into a temp home, then serve it.
+ * Replay the sample, the transcript fixtures, the hostile one, the conversation and a live
+ * session (its transcript last active a minute ago) into a temp home, then serve it.
  */
 export async function uiWorld(): Promise<UiWorld> {
   const home = mkdtempSync(join(tmpdir(), "tl-ui-"));
@@ -52,7 +55,7 @@ export async function uiWorld(): Promise<UiWorld> {
   mkdirSync(dirname(live), { recursive: true });
   writeFileSync(live, shiftTimestamps(readFileSync(LIVE_FIXTURE, "utf8"), Date.now() - 60_000));
   const w = openForWrite(db);
-  replay(w, [SAMPLE, join(FIXTURES, "transcripts"), HOSTILE, live]);
+  replay(w, [SAMPLE, join(FIXTURES, "transcripts"), HOSTILE, CONVERSATION, live]);
   w.close(); // a CLI writer's close: the log goes into the file
   const server = await startUi({ dbPath: db, port: 0, configDir: config, invocation: "throughline" });
   return {

@@ -18,6 +18,10 @@ const FORBIDDEN = [
   /src\/core\/paging\.ts/,
   /src\/db\/queries\/ui\.ts/,
   /node_modules\/puppeteer/,
+  // Its Markdown (src/render/ui/markdown.ts) and the conversation built for it (issue 45.11).
+  /node_modules\/markdown-it/,
+  /src\/core\/conversation\.ts/,
+  /src\/core\/tool-call-view\.ts/,
 ];
 
 /**

@@ -1,8 +1,10 @@
 /** The web view's pure parts: the escape helper, highlighting, paging, the request guard, and goldens of two pages. */
 import { describe, expect, test } from "bun:test";
+import { conversationOf } from "../../src/core/conversation.ts";
 import { MAX_PAGE, pageLinks, parsePage } from "../../src/core/paging.ts";
 import { cookieValue, hostAllowed, judge, sameSecret, TOKEN_COOKIE } from "../../src/core/ui-guard.ts";
 import { esc, highlight, href, html, raw } from "../../src/render/html.ts";
+import { CHAIN_CUTS } from "../../src/render/ui/conversation.ts";
 import { projectsPage, turnArticle } from "../../src/render/ui/views.ts";
 import { expectGolden } from "../helpers/golden.ts";
 
@@ -160,23 +162,34 @@ describe("rendered HTML (goldens)", () => {
           startedAt: Date.UTC(2026, 10, 30, 10, 0, 0),
           endedAt: Date.UTC(2026, 10, 30, 10, 0, 5),
           user: "<script>alert(1)</script> \u202Eevil",
-          assistant: "[x](javascript:alert(1))",
-          summary: "Showed <img src=x onerror=alert(1)> as text",
-          details: [
+          items: conversationOf("Let me look.\n\n[x](javascript:alert(1))", [
             {
+              id: 1,
+              kind: "tool_input",
+              toolName: "Bash",
+              toolUseId: "t1",
+              input: '{"command":"ls <img src=x onerror=alert(1)>"}',
+              output: null,
+              isError: false,
+              textAt: 12,
+            },
+            {
+              id: 2,
               kind: "tool_output",
               toolName: "Bash",
-              input: '{"command":"ls"}',
-              output: "<b>x</b>",
+              toolUseId: "t1",
+              input: null,
+              output: "Exit code 1\n<b>x</b>",
               isError: true,
+              textAt: 12,
             },
-          ],
-          events: [
-            { ts: Date.UTC(2026, 10, 30, 10, 0, 3), type: "error", summary: "Bash failed: <svg onload=x>" },
-          ],
+          ]),
+          summary: "Showed <img src=x onerror=alert(1)> as text",
+          events: [],
           detailCommand: "throughline detail 2026-11-30T10:00:00.000Z",
         },
-        { link: true },
+        "/home/dev/evil",
+        { ...CHAIN_CUTS, whole: "/turn?id=7" },
       ).value,
     );
   });

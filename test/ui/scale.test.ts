@@ -96,7 +96,7 @@ describe(`${SMALL.toLocaleString("en-US")} and ${TURNS.toLocaleString("en-US")} 
     ["projects", "/", "/work/p0"],
     ["a project's chains", "/project?p=%2Fwork%2Fp0", CHAIN],
     ["a chain's first page of turns", `/chain?s=${CHAIN}`, "about the parser"],
-    ["a chain's 10th page", `/chain?s=${CHAIN}&page=10`, "older →"],
+    ["a chain's 10th page", `/chain?s=${CHAIN}&page=10`, "later turns →"],
     ["the push", `/push?s=${CHAIN}`, "of 9,500"],
     ["search, first page", "/search?q=parser", "Results 1–20, more on the next page"],
     ["search, 2nd page", "/search?q=parser&page=2", "Results 21–40"],

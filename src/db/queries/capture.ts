@@ -107,8 +107,8 @@ export function replaceDetails(
       turn: scope.turnId,
     });
   const ins = db.query(
-    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey)
-     VALUES ($turn, $origin, 'transcript', $ord, $kind, $tool, $tuid, $input, $output, $err, $created, $ikey)`,
+    `INSERT INTO details (turn_id, origin_session_id, source, ord, kind, tool_name, tool_use_id, input, output, is_error, created_at, ikey, text_at)
+     VALUES ($turn, $origin, 'transcript', $ord, $kind, $tool, $tuid, $input, $output, $err, $created, $ikey, $at)`,
   );
   details.forEach((d, ord) => {
     ins.run({
@@ -123,14 +123,18 @@ export function replaceDetails(
       err: d.isError ? 1 : 0,
       created: d.createdAt,
       ikey: detailKey(scope.turnId, scope.originSessionId, scope.turnNumber, ord),
+      at: d.textAt ?? null,
     });
   });
 }
 
 function sameDetails(db: Database, turnId: number, details: readonly DetailDraft[]): boolean {
   const rows = db
-    .query<Omit<DetailRow, "id" | "turn_id" | "source" | "ord">, { turn: number }>(
-      `SELECT kind, tool_name, tool_use_id, input, output, is_error, created_at FROM details
+    .query<
+      Omit<DetailRow, "id" | "turn_id" | "source" | "ord"> & { text_at: number | null },
+      { turn: number }
+    >(
+      `SELECT kind, tool_name, tool_use_id, input, output, is_error, created_at, text_at FROM details
        WHERE turn_id = $turn AND source = 'transcript' ORDER BY ord`,
     )
     .all({ turn: turnId });
@@ -145,7 +149,8 @@ function sameDetails(db: Database, turnId: number, details: readonly DetailDraft
         r.input === d.input &&
         r.output === d.output &&
         r.is_error === (d.isError ? 1 : 0) &&
-        r.created_at === d.createdAt
+        r.created_at === d.createdAt &&
+        r.text_at === (d.textAt ?? null)
       );
     })
   );

@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 import { FINAL_TEXT } from "../row-forms.ts";
 import type { TurnRow } from "./chain.ts";
 import { chainParts, partsWhere } from "./forks.ts";
-import { liveOfKey } from "./sessions.ts";
+import { chainKeyOf, liveOfKey } from "./sessions.ts";
 
 type Params = Record<string, string | number | null>;
 
@@ -48,7 +48,21 @@ export interface ChainRow {
   fork: number;
   /** End of the chain's newest own turn; null before its first. */
   last: number | null;
+  /** The title the client gave a session of the chain (`/rename`), if any. */
+  title: string | null;
+  /** The head of the chain's first own prompt: what the chain is called when it has no title. */
+  first_prompt: string | null;
 }
+
+/** The head of the first prompt of the turns keyed `key` (a chain's own turns), from the turns' index. */
+const FIRST_PROMPT = (key: string) => `(SELECT substr(u.text, 1, 400) FROM turns t
+  JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
+  WHERE t.session_id = ${key} ORDER BY t.started_at, t.origin_session_id, t.turn_number LIMIT 1)`;
+
+/** The newest title the client gave a session of chain `key`. */
+const CHAIN_TITLE = (key: string) =>
+  `(SELECT c.title FROM sessions c WHERE c.chain = ${key} AND c.title IS NOT NULL AND c.title <> ''
+    ORDER BY c.updated_at DESC LIMIT 1)`;
 
 /** A project's chains (their live ends), most recently updated first. */
 export function chainsPage(db: Database, project: string | null, limit: number, offset: number): ChainRow[] {
@@ -57,7 +71,8 @@ export function chainsPage(db: Database, project: string | null, limit: number, 
       `SELECT s.id, s.project, s.created_at, s.updated_at, s.fork_uuid IS NOT NULL AS fork,
               (SELECT count(*) FROM sessions c WHERE c.chain = s.chain) AS sessions,
               (SELECT count(*) FROM turns t WHERE t.session_id = s.chain) AS turns,
-              (SELECT max(t.ended_at) FROM turns t WHERE t.session_id = s.chain) AS last
+              (SELECT max(t.ended_at) FROM turns t WHERE t.session_id = s.chain) AS last,
+              ${CHAIN_TITLE("s.chain")} AS title, ${FIRST_PROMPT("s.chain")} AS first_prompt
        FROM sessions s
        WHERE s.project IS $project AND s.merged_into IS NULL
        ORDER BY s.updated_at DESC, s.id LIMIT $limit OFFSET $offset`,
@@ -80,14 +95,14 @@ const JOINS = `LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
   LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
   LEFT JOIN skeletons k ON k.turn_id = t.id`;
 
-/** A page of a chain's turns, newest first (the order of the push: `started_at, origin, number`). */
+/** A page of a chain's turns, oldest first (the order of the push: `started_at, origin, number`). */
 export function chainTurnsPage(db: Database, live: string, limit: number, offset: number): UiTurnRow[] {
   const params: Params = { limit, offset };
   const where = partsWhere(chainParts(db, live), "t", params as Record<string, string | number>);
   return db
     .query<UiTurnRow, Params>(
       `SELECT ${COLUMNS} FROM turns t ${JOINS} WHERE ${where}
-       ORDER BY t.started_at DESC, t.origin_session_id DESC, t.turn_number DESC LIMIT $limit OFFSET $offset`,
+       ORDER BY t.started_at, t.origin_session_id, t.turn_number LIMIT $limit OFFSET $offset`,
     )
     .all(params);
 }
@@ -134,6 +149,43 @@ export function eventsOfTurns(
     .all({ pairs: JSON.stringify(turns.map((t) => [t.origin, t.number])) });
 }
 
+export interface UiSessionRow {
+  id: string;
+  turns: number;
+  created_at: number;
+  title: string | null;
+  first_prompt: string | null;
+}
+
+/**
+ * The sessions of chain `live`, oldest first, each with the client's title and the head of its
+ * first prompt: what the session is called in the view.
+ */
+export function chainSessions(db: Database, live: string): UiSessionRow[] {
+  return db
+    .query<UiSessionRow, { live: string }>(
+      `SELECT s.id, (SELECT count(*) FROM turns t WHERE t.origin_session_id = s.id) AS turns, s.created_at,
+              nullif(s.title, '') AS title,
+              (SELECT substr(u.text, 1, 400) FROM turns t JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
+               WHERE t.origin_session_id = s.id ORDER BY t.turn_number LIMIT 1) AS first_prompt
+       FROM sessions s
+       WHERE s.id = $live OR s.id IN (SELECT DISTINCT origin_session_id FROM turns WHERE session_id = ${chainKeyOf("$live")})
+       ORDER BY s.created_at, s.id`,
+    )
+    .all({ live });
+}
+
+/** The title the client gave a session of chain `live`, if any. */
+export function chainTitle(db: Database, live: string): string | null {
+  return (
+    db
+      .query<{ title: string | null }, { live: string }>(
+        `SELECT ${CHAIN_TITLE(chainKeyOf("$live"))} AS title`,
+      )
+      .get({ live })?.title ?? null
+  );
+}
+
 /** The live end of session `id`'s chain and its project; null when the id is unknown. */
 export function chainHead(db: Database, id: string): { project: string | null; created_at: number } | null {
   return db
@@ -159,4 +211,29 @@ export function sessionsWithTurns(db: Database, ids: readonly string[]): Set<str
       .all({ ids: JSON.stringify(ids) })
       .map((r) => r.id),
   );
+}
+
+export interface UiDetailRow {
+  id: number;
+  turn_id: number;
+  kind: string;
+  tool_name: string | null;
+  tool_use_id: string | null;
+  input: string | null;
+  output: string | null;
+  is_error: number;
+  /** Where in the turn's reply the row happened (schema 12); null for rows stored before. */
+  text_at: number | null;
+}
+
+/** The rows of some turns, each turn's in the order they happened. */
+export function turnRowsOf(db: Database, turnIds: readonly number[]): UiDetailRow[] {
+  if (turnIds.length === 0) return [];
+  return db
+    .query<UiDetailRow, { ids: string }>(
+      `SELECT id, turn_id, kind, tool_name, tool_use_id, input, output, is_error, text_at
+       FROM details WHERE turn_id IN (SELECT value FROM json_each($ids))
+       ORDER BY turn_id, source <> 'transcript', ord, id`,
+    )
+    .all({ ids: JSON.stringify(turnIds) });
 }

@@ -23,7 +23,7 @@ export function page(
 ${opts.script === false ? "" : html`<script src="/assets/app.js" defer></script>`}
 </head>
 <body>
-<header><span class="brand">throughline</span> <nav>${nav("projects", "/", "Projects")} ${nav("search", "/search", "Search")} ${nav("live", "/live", "Live sessions")}</nav>
+<header id="top"><span class="brand">throughline</span> <nav>${nav("projects", "/", "Projects")} ${nav("search", "/search", "Search")} ${nav("live", "/live", "Live sessions")}</nav>
 <form class="quick" action="/search" method="get"><input type="search" name="q" placeholder="search memory" aria-label="search memory"></form>
 <span class="ro">read-only</span></header>
 <main>
@@ -65,4 +65,11 @@ export function chars(n: number): string {
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)} M`;
   if (n >= 10_000) return `${Math.round(n / 1000)} k`;
   return n.toLocaleString("en-US");
+}
+
+/** What a chain or a session is called: the client's title, else the head of its first prompt. */
+export function titleOf(title: string | null, firstPrompt: string | null): string {
+  const t = (title ?? "").trim() || (firstPrompt ?? "").replace(/\s+/g, " ").trim();
+  if (t === "") return "(no prompt yet)";
+  return t.length > 100 ? `${t.slice(0, 99)}…` : t;
 }

@@ -3,27 +3,19 @@
  * database goes through the escape helper (`html` / `esc`, src/render/html.ts).
  */
 import type { ContextStats } from "../../core/context.ts";
-import { PAGE_SIZE } from "../../core/paging.ts";
+import type { ConversationItem } from "../../core/conversation.ts";
 import type { SearchHit } from "../../core/search.ts";
 import type { MonitorRow } from "../../core/usage.ts";
-import type { ProjectRow } from "../../db/queries/ui.ts";
+import type { ProjectRow, UiSessionRow } from "../../db/queries/ui.ts";
 import { type Html, highlight, href, html } from "../html.ts";
-import { chars, command, page, pager, when } from "./layout.ts";
-import { type AxisEvent, markClass, timelineSvg } from "./timeline.ts";
+import { CHAIN_CUTS, type Cuts, prose, replyItems, TURN_CUTS } from "./conversation.ts";
+import { chars, command, page, pager, titleOf, when } from "./layout.ts";
+import { type AxisEvent, timelineSvg } from "./timeline.ts";
+
+/** Turns per page of a chain: a turn with its calls weighs more than a row of a list. */
+export const CHAIN_PAGE_SIZE = 20;
 
 type Links = { prev: number | null; next: number | null };
-
-/** Text longer than this is shown cut, with the command that prints it whole. */
-export const SHOWN_CHARS = 8000;
-
-function cut(text: string, max = SHOWN_CHARS): { text: string; cut: boolean } {
-  return text.length > max ? { text: text.slice(0, max), cut: true } : { text, cut: false };
-}
-
-function block(text: string, cls: string): Html {
-  const c = cut(text);
-  return html`<pre class="${cls}">${c.text}${c.cut ? html`<span class="cut"> … (cut at ${SHOWN_CHARS.toLocaleString("en-US")} characters)</span>` : ""}</pre>`;
-}
 
 export interface ProjectsView {
   rows: ProjectRow[];
@@ -62,6 +54,8 @@ export interface ProjectView {
     updated_at: number;
     fork: number;
     last: number | null;
+    title: string | null;
+    first_prompt: string | null;
   }[];
   links: Links;
   pauseCommand: string | null;
@@ -71,7 +65,7 @@ export function projectPage(v: ProjectView): string {
   const rows = v.chains.map(
     (
       c,
-    ) => html`<tr><td><a href="${href("/chain", { s: c.id })}"><code>${c.id}</code></a>${c.fork ? html` <span class="tag">fork</span>` : ""}</td>
+    ) => html`<tr><td><a class="chain-title" href="${href("/chain", { s: c.id })}">${titleOf(c.title, c.first_prompt)}</a>${c.fork ? html` <span class="tag">fork</span>` : ""} <code class="id">${c.id.slice(0, 8)}</code></td>
 <td class="n">${c.sessions}</td><td class="n">${c.turns}</td><td>${when(c.created_at)}</td><td>${when(c.last ?? c.updated_at)}</td>
 <td><a href="${href("/push", { s: c.id })}">push</a></td></tr>`,
   );
@@ -79,19 +73,11 @@ export function projectPage(v: ProjectView): string {
     v.project ?? "(no project)",
     "projects",
     html`<p class="crumbs"><a href="/">Projects</a> /</p><h1>${v.project ?? "(no project)"}</h1>
-<table class="list"><thead><tr><th>chain (live end)</th><th>sessions</th><th>turns</th><th>started</th><th>last activity (UTC)</th><th></th></tr></thead>
+<table class="list"><thead><tr><th>chain (its first prompt, or its title)</th><th>sessions</th><th>turns</th><th>started</th><th>last activity (UTC)</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
 ${pager("/project", { p: v.project ?? "" }, v.links, "chains")}
 ${v.pauseCommand ? html`<h2>Stop capturing this project</h2><p>The web view changes nothing. To pause capture here, run:</p>${command(v.pauseCommand)}` : ""}`,
   );
-}
-
-export interface DetailItem {
-  kind: string;
-  toolName: string | null;
-  input: string | null;
-  output: string | null;
-  isError: boolean;
 }
 
 export interface TurnView {
@@ -101,9 +87,9 @@ export interface TurnView {
   startedAt: number;
   endedAt: number;
   user: string;
-  assistant: string;
+  /** The reply's text and the turn's rows, in the order they happened. */
+  items: ConversationItem[];
   summary: string | null;
-  details: DetailItem[];
   events: AxisEvent[];
   detailCommand: string;
 }
@@ -112,69 +98,71 @@ function anchorOf(t: { origin: string; number: number }): string {
   return `turn-${t.origin.slice(0, 8)}-${t.number}`;
 }
 
-function detailItem(d: DetailItem): Html {
-  const label = d.toolName ? `${d.kind} · ${d.toolName}` : d.kind;
-  return html`<details class="l3${d.isError ? " error" : ""}"><summary>${label}${d.isError ? " (error)" : ""}</summary>
-${d.input ? html`<div class="io"><span class="io-label">input</span>${block(d.input, "l3-text")}</div>` : ""}
-${d.output ? html`<div class="io"><span class="io-label">output</span>${block(d.output, "l3-text")}</div>` : ""}
-</details>`;
-}
-
-export function turnArticle(t: TurnView, opts: { link: boolean }): Html {
-  const events = t.events.map(
-    (e) =>
-      html`<li class="${markClass(e.type)}"><time>${when(e.ts).slice(11)}</time> <b>${e.type}</b> ${e.summary}</li>`,
-  );
-  return html`<article class="turn" id="${anchorOf(t)}">
-<h3>${opts.link ? html`<a href="${href("/turn", { id: t.id })}">turn ${t.number}</a>` : html`turn ${t.number}`} <time>${when(t.startedAt)}</time> <span class="origin">${t.origin.slice(0, 8)}</span></h3>
-<p class="l1"><span class="layer">L1</span> ${t.summary ?? html`<span class="muted">(no summary yet)</span>`}</p>
-<div class="l2"><span class="layer">L2</span><div class="who">prompt</div>${block(t.user, "prompt")}<div class="who">reply</div>${block(t.assistant, "reply")}</div>
-${t.details.length > 0 ? html`<div class="l3s"><span class="layer">L3</span> ${t.details.length} item${t.details.length === 1 ? "" : "s"}${t.details.map(detailItem)}</div>` : ""}
-${events.length > 0 ? html`<ul class="events">${events}</ul>` : ""}
+/** A turn as a conversation: the prompt, then the reply's text and tool calls as they happened. */
+export function turnArticle(t: TurnView, project: string | null, cut: Cuts): Html {
+  return html`<article class="turn" id="${anchorOf(t)}" tabindex="-1">
+<header class="turn-head">${cut.whole ? html`<a href="${cut.whole}">Turn ${t.number}</a>` : html`Turn ${t.number}`} <time datetime="${new Date(t.startedAt).toISOString()}">${when(t.startedAt)}</time> <span class="origin">${t.origin.slice(0, 8)}</span>${t.summary ? html` <span class="summary">${t.summary}</span>` : ""}</header>
+<section class="msg user"><h3 class="who">Prompt</h3>${prose(t.user, cut)}</section>
+<section class="msg assistant"><h3 class="who">Claude</h3>${t.items.length > 0 ? replyItems(t.items, project, cut) : html`<p class="muted">(no reply)</p>`}</section>
 </article>`;
 }
 
 export interface ChainView {
   live: string;
   project: string | null;
-  sessions: { id: string; turns: number; created_at: number }[];
+  /** The client's title of the chain, or null: then its first prompt names it. */
+  title: string | null;
+  sessions: UiSessionRow[];
   total: number;
   page: number;
+  /** The page holding the newest turn. */
+  lastPage: number;
   turns: TurnView[];
   links: Links;
   forgetCommand: string;
 }
 
+function sessionList(sessions: readonly UiSessionRow[]): Html {
+  if (sessions.length < 2) return html``;
+  return html`<details class="sessions"><summary>${sessions.length} sessions in this chain</summary><ol>${sessions.map(
+    (s) =>
+      html`<li>${titleOf(s.title, s.first_prompt)} <code class="id">${s.id.slice(0, 8)}</code> <span class="muted">${s.turns} turn${s.turns === 1 ? "" : "s"}, from ${when(s.created_at)}</span></li>`,
+  )}</ol></details>`;
+}
+
 export function chainPage(v: ChainView): string {
-  const oldestFirst = [...v.turns].reverse();
   const axis = timelineSvg(
-    oldestFirst.map((t) => ({ startedAt: t.startedAt, label: `turn ${t.number}`, anchor: anchorOf(t) })),
-    oldestFirst.flatMap((t) => t.events),
+    v.turns.map((t) => ({ startedAt: t.startedAt, label: `turn ${t.number}`, anchor: anchorOf(t) })),
+    v.turns.flatMap((t) => t.events),
   );
-  const from = (v.page - 1) * PAGE_SIZE + 1;
+  const from = (v.page - 1) * CHAIN_PAGE_SIZE + 1;
+  const title = titleOf(v.title, v.sessions[0]?.first_prompt ?? null);
+  const newest = `${href("/chain", { s: v.live, page: v.lastPage > 1 ? v.lastPage : null })}#newest`;
+  const words: [string, string] = ["← earlier turns", "later turns →"];
   return page(
-    `chain ${v.live.slice(0, 8)}`,
+    title,
     "projects",
     html`<p class="crumbs"><a href="/">Projects</a> / <a href="${href("/project", { p: v.project ?? "" })}">${v.project ?? "(no project)"}</a> /</p>
-<h1>Chain <code>${v.live}</code></h1>
-<p>${v.total} turn${v.total === 1 ? "" : "s"} in ${v.sessions.length} session${v.sessions.length === 1 ? "" : "s"} · <a href="${href("/push", { s: v.live })}">the push it would get now</a></p>
-<p class="sessions">${v.sessions.map((s) => html`<span class="session"><code>${s.id.slice(0, 8)}</code> ${s.turns} turns, from ${when(s.created_at)}</span> `)}</p>
-<h2>Turns ${v.turns.length > 0 ? `${from}–${from + v.turns.length - 1}` : ""}, newest first</h2>
+<h1 class="chain-title">${title}</h1>
+<p class="meta"><code class="id">${v.live}</code> · ${v.total} turn${v.total === 1 ? "" : "s"} in ${v.sessions.length} session${v.sessions.length === 1 ? "" : "s"} · <a href="${href("/push", { s: v.live })}">the push it would get now</a> · <a class="jump" href="${newest}">jump to the newest ↓</a></p>
+${sessionList(v.sessions)}
 ${axis}
-${pager("/chain", { s: v.live }, v.links, "turns")}
-${v.turns.map((t) => turnArticle(t, { link: true }))}
-${pager("/chain", { s: v.live }, v.links, "turns")}
+<p class="keys">Turns ${v.turns.length > 0 ? `${from}–${from + v.turns.length - 1}` : ""} of ${v.total}, oldest first · keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous turn, <kbd>G</kbd> the newest, <kbd>o</kbd> open or close the calls of the turn</p>
+${pager("/chain", { s: v.live }, v.links, "turns", words)}
+<div class="conversation">${v.turns.map((t) => turnArticle(t, v.project, { ...CHAIN_CUTS, whole: href("/turn", { id: t.id }) }))}</div>
+${v.page === v.lastPage ? html`<p id="newest" class="end">The newest turn · <a href="#top">back to the top</a></p>` : ""}
+${pager("/chain", { s: v.live }, v.links, "turns", words)}
 <h2>Forget this chain</h2><p>The web view changes nothing. To delete this session's memory for good, run:</p>${command(v.forgetCommand)}`,
   );
 }
 
-export function turnPage(t: TurnView, live: string): string {
+export function turnPage(t: TurnView, live: string, project: string | null): string {
   return page(
     `turn ${t.number}`,
     "projects",
     html`<p class="crumbs"><a href="/">Projects</a> / <a href="${href("/chain", { s: live })}">chain ${live.slice(0, 8)}</a> /</p>
 <h1>Turn ${t.number} of <code>${t.origin}</code></h1>
-${turnArticle(t, { link: false })}
+<div class="conversation">${turnArticle(t, project, { ...TURN_CUTS, whole: null })}</div>
 <p>In the terminal:</p>${command(t.detailCommand)}`,
   );
 }

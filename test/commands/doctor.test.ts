@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, tempDir } from "../helpers/db.ts";
 
@@ -77,9 +77,9 @@ describe("doctor and hook errors (issue 45)", () => {
     using dir = tempDir();
     const s = installed(dir.path);
     runCli(["hook", "stop"], { env: { ...s.env, THROUGHLINE_DETACH: "0" }, stdin: "{nope" });
-    const before = Bun.hash(require("node:fs").readFileSync(s.db));
+    const before = Bun.hash(readFileSync(s.db));
     expect(s.doctor().exitCode).toBe(1);
-    expect(Bun.hash(require("node:fs").readFileSync(s.db))).toBe(before);
+    expect(Bun.hash(readFileSync(s.db))).toBe(before);
     expect(hookErrorCount(s.db)).toBe(1);
   });
 
@@ -89,6 +89,6 @@ describe("doctor and hook errors (issue 45)", () => {
     const env = { CLAUDE_CONFIG_DIR: join(dir.path, "claude"), THROUGHLINE_HOME: join(dir.path, "tl") };
     const r = runCli(["doctor", "--clear-errors"], { env, cwd: dir.path });
     expect(r.stdout).toStartWith("Cleared no hook errors: there is no database yet.\n");
-    expect(require("node:fs").existsSync(join(dir.path, "tl", "throughline.db"))).toBe(false);
+    expect(existsSync(join(dir.path, "tl", "throughline.db"))).toBe(false);
   });
 });

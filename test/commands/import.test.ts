@@ -88,6 +88,10 @@ describe("import (docs/contract.md#capture)", () => {
       // It no longer comes back after a forget.
       expect(runCli(["forget", "--session", "11111111", "--yes"], { env }).exitCode).toBe(0);
     }
+    // Nor is it counted as history waiting for import.
+    const doctor = runCli(["doctor"], { env }).stdout;
+    expect(doctor).toContain("history: all 2 sessions in");
+    expect(doctor).not.toContain("3 sessions");
     // The file's content decides, not its place: a copy elsewhere is named too.
     const copy = join(dir.path, "copy.jsonl");
     writeFileSync(copy, readFileSync(join(projects, index!)));

@@ -59,7 +59,8 @@ export interface IngestOptions {
   now: number;
   /**
    * replay and import: a file with no transcript entry (`isTranscriptEntry`) read from its start
-   * is no session; nothing is written and the result says why (`notTranscript`).
+   * is no session; nothing is written and the result says why (`notTranscript`). The lines this
+   * run skipped are reported by number.
    */
   requireEntries?: boolean;
 }
@@ -327,8 +328,10 @@ function lineNumbers(path: string, buf: Uint8Array, start: number, offsets: read
   // A re-read from inside the file: the lines before it are counted once.
   if (start > 0)
     withFile(path, (fd) => {
-      for (let at = 0; at < start; at += 1 << 20)
-        for (const b of readRange(fd, at, Math.min(start, at + (1 << 20)))) if (b === 0x0a) line++;
+      for (let at = 0; at < start; at += 1 << 20) {
+        const block = readRange(fd, at, Math.min(start, at + (1 << 20)));
+        for (let nl = block.indexOf(0x0a); nl >= 0; nl = block.indexOf(0x0a, nl + 1)) line++;
+      }
     });
   let pos = 0;
   return offsets.map((off) => {
@@ -340,12 +343,19 @@ function lineNumbers(path: string, buf: Uint8Array, start: number, offsets: read
   });
 }
 
-/** What replay and import say about the lines: the new skips by number, and whether it is no transcript. */
+/**
+ * What replay and import (`requireEntries`) say about the lines: the new skips by number, and
+ * whether the file is no transcript. Every caller gets the count of the lines skipped.
+ */
 function lineNotes(
-  path: string,
+  opts: IngestOptions,
   read: { buf: Uint8Array; start: number; lines: readonly RawLine[]; after: number },
   res: Assembled,
 ): { skippedNow: SkippedLines; notTranscript: NotTranscript | null } {
+  const lines = res.skippedEnds.filter((end) => end > read.after).length;
+  // A hook reports no line: it is spared finding their numbers.
+  if (!opts.requireEntries) return { skippedNow: { lines, first: [] }, notTranscript: null };
+  const path = opts.path;
   const skips = res.skippedAt.filter((k) => k.end > read.after);
   const line1 = read.lines[0];
   const noEntries = read.start === 0 && res.transcriptEntries === 0;
@@ -355,7 +365,7 @@ function lineNotes(
     ...skips.map((k) => k.start),
   ]);
   const first = skips.map((k, i) => ({ line: numbers[i + (firstObject ? 1 : 0)]!, reason: k.reason }));
-  const skippedNow = { lines: res.skippedEnds.filter((end) => end > read.after).length, first };
+  const skippedNow = { lines, first };
   if (!noEntries) return { skippedNow, notTranscript: null };
   const firstLine = firstObject ? { line: numbers[0]!, reason: null } : (first[0] ?? null);
   return {
@@ -388,7 +398,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
   const { buf, lines, consumedTo, identity } = readLines(opts.path, start, size, cursor);
   if (resume && consumedTo <= cursor.offset) return null; // only an unterminated tail is new
   const res = assemble(lines, { firstTurnNumber: firstNumber });
-  const notes = lineNotes(opts.path, { buf, start, lines, after: resume ? cursor.offset : -1 }, res);
+  const notes = lineNotes(opts, { buf, start, lines, after: resume ? cursor.offset : -1 }, res);
 
   const origin = opts.sessionId ?? res.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path);
   // A session's project is where it started: the first cwd of its transcript, resolved to the

@@ -205,4 +205,17 @@ describe("import (docs/contract.md#capture)", () => {
     const replay = runCli(["replay", path, "--json"], { env });
     expect(JSON.parse(replay.stdout).totals).toMatchObject({ turns: 5, new_turns: 0 });
   });
+
+  test("a bad line in what a transcript grew by is named by its line in the whole file", () => {
+    using dir = tempDir();
+    const env = history(dir.path);
+    const path = join(dir.path, `${SAMPLE_ID}.jsonl`);
+    copyFileSync(SAMPLE, path);
+    const before = readFileSync(path, "utf8").split("\n").length - 1;
+    expect(JSON.parse(runCli(["replay", path, "--json"], { env }).stdout).totals.new_turns).toBe(4);
+    writeFileSync(path, `${readFileSync(path, "utf8")}half a line\n`);
+    const again = JSON.parse(runCli(["replay", path, "--json"], { env }).stdout).sessions[0];
+    expect(again.skipped).toEqual({ lines: 1, first: [{ line: before + 1, reason: "not JSON" }] });
+    expect(again.skipped_lines).toBe(1);
+  });
 });

@@ -9,8 +9,10 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claudeConfigDir, type Env, historyNoticePath, throughlineHome } from "../core/paths.ts";
+import { ownFileKind } from "../core/transcript-file.ts";
 import { historyEntries, partitionFolders } from "./import-exclude.ts";
 import { neverTranscriptFilter } from "./never-file.ts";
+import { headEntries } from "./transcript-head.ts";
 
 /**
  * Import speed used for the estimate, in MB (10^6 bytes) of transcript per second: the low end
@@ -72,6 +74,16 @@ function mainTranscripts(folder: string): string[] {
   }
 }
 
+/** An empty file, or one of throughline's own (an export saved there): import makes no session of it. */
+function notASession(path: string): boolean {
+  if (size(path) === 0) return true;
+  try {
+    return ownFileKind(headEntries(path)[0]) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** Null when there is no `projects` folder at all (no history). `ingested` null: no database yet. */
 export function scanHistory(env: Env, ingested: Ingested | null): HistoryScan | null {
   const root = join(claudeConfigDir(env), "projects");
@@ -93,6 +105,12 @@ export function scanHistory(env: Env, ingested: Ingested | null): HistoryScan | 
     scan.sessions++;
     scan.bytes += bytes;
     if (ingested?.paths.has(path) || ingested?.sessions.has(session)) return;
+    // What import skips is never in memory: not counted as waiting for it (read only for these few).
+    if (notASession(path)) {
+      scan.sessions--;
+      scan.bytes -= bytes;
+      return;
+    }
     scan.pending++;
     scan.pendingBytes += bytes;
   };

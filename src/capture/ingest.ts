@@ -7,17 +7,19 @@
 import type { Database } from "bun:sqlite";
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { assemble } from "../core/assemble.ts";
+import { type Assembled, assemble } from "../core/assemble.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
-import { splitLines } from "../core/jsonl.ts";
+import { type RawLine, splitLines } from "../core/jsonl.ts";
 import type { DetailDraft, ToolCall, TurnDraft } from "../core/model.ts";
 import { redact, redactNullable, withHintBatch } from "../core/redact.ts";
 import { assembleSubagent } from "../core/subagent.ts";
+import type { NotTranscript, SkippedLines } from "../core/transcript-file.ts";
 import { projectOf } from "../db/project.ts";
 import {
   type CursorRow,
   deleteTurnsAfter,
   getCursor,
+  ownTurnCount,
   replaceDetails,
   saveCursor,
   type TurnWrite,
@@ -55,6 +57,12 @@ export interface IngestOptions {
    */
   project?: string;
   now: number;
+  /**
+   * replay and import: a file with no transcript entry (`isTranscriptEntry`) read from its start
+   * is no session; nothing is written and the result says why (`notTranscript`). The lines this
+   * run skipped are reported by number.
+   */
+  requireEntries?: boolean;
 }
 
 export interface IngestResult {
@@ -69,6 +77,14 @@ export interface IngestResult {
   bytes: number;
   /** Raw (unredacted) final assistant text of the newest turn that has one, if this run read it. */
   newestFinalText: string | null;
+  /** Turns the session did not hold before this run. */
+  newTurns: number;
+  /** The session was not in the database before this run. */
+  newSession: boolean;
+  /** The lines this run skipped: how many, and the first by number with why. */
+  skipped: SkippedLines;
+  /** Set when `requireEntries` found no transcript entry (nothing was written): what the file holds. */
+  notTranscript: NotTranscript | null;
 }
 
 function readAt(fd: number, buf: Uint8Array, start: number): number {
@@ -348,7 +364,78 @@ interface TranscriptPlan {
   preamble: { details: DetailDraft[]; events: EventDraft[] } | null;
   turns: TurnWritePlan[];
   skipped: number;
+  /** The lines this run skipped (not those an earlier run counted), the first by number with why. */
+  skippedNow: SkippedLines;
+  /** Read from byte 0 and no line is a transcript entry: what the file holds instead. */
+  notTranscript: NotTranscript | null;
   newestFinalText: string | null;
+}
+
+/** The first line number of each of `offsets` (ascending, within `buf`, which starts at byte `start`). */
+function lineNumbers(path: string, buf: Uint8Array, start: number, offsets: readonly number[]): number[] {
+  if (offsets.length === 0) return [];
+  let line = 1;
+  // A re-read from inside the file: the lines before it are counted once.
+  if (start > 0)
+    withFile(path, (fd) => {
+      for (let at = 0; at < start; at += 1 << 20) {
+        const block = readRange(fd, at, Math.min(start, at + (1 << 20)));
+        for (let nl = block.indexOf(0x0a); nl >= 0; nl = block.indexOf(0x0a, nl + 1)) line++;
+      }
+    });
+  let pos = 0;
+  return offsets.map((off) => {
+    for (let nl = buf.indexOf(0x0a, pos); nl >= 0 && nl < off - start; nl = buf.indexOf(0x0a, pos)) {
+      line++;
+      pos = nl + 1;
+    }
+    return line;
+  });
+}
+
+/**
+ * What replay and import (`requireEntries`) say about the lines: the new skips by number, and
+ * whether the file is no transcript. Every caller gets the count of the lines skipped.
+ */
+function lineNotes(
+  opts: IngestOptions,
+  read: { buf: Uint8Array; start: number; lines: readonly RawLine[]; after: number },
+  res: Assembled,
+): { skippedNow: SkippedLines; notTranscript: NotTranscript | null } {
+  const lines = res.skippedEnds.filter((end) => end > read.after).length;
+  // A hook reports no line: it is spared finding their numbers.
+  if (!opts.requireEntries) return { skippedNow: { lines, first: [] }, notTranscript: null };
+  const path = opts.path;
+  const skips = res.skippedAt.filter((k) => k.end > read.after);
+  const line1 = read.lines[0];
+  const noEntries = read.start === 0 && res.transcriptEntries === 0;
+  const firstObject = noEntries && line1 !== undefined && skips[0]?.start !== line1.start ? line1 : undefined;
+  const numbers = lineNumbers(path, read.buf, read.start, [
+    ...(firstObject ? [firstObject.start] : []),
+    ...skips.map((k) => k.start),
+  ]);
+  const first = skips.map((k, i) => ({ line: numbers[i + (firstObject ? 1 : 0)]!, reason: k.reason }));
+  const skippedNow = { lines, first };
+  if (!noEntries) return { skippedNow, notTranscript: null };
+  const firstLine = firstObject ? { line: numbers[0]!, reason: null } : (first[0] ?? null);
+  return {
+    skippedNow,
+    notTranscript: { bytes: read.buf.length, lines: read.lines.length, first: firstLine },
+  };
+}
+
+/**
+ * Bytes `start`..`size` split into lines, and the fingerprint of what they consume. It is taken
+ * through the same descriptor as the bytes: a file replaced in between cannot give the cursor
+ * another file's fingerprint.
+ */
+function readLines(path: string, start: number, size: number, cursor: CursorRow | null) {
+  return withFile(path, (fd) => {
+    const buf = readRange(fd, start, size);
+    const split = splitLines(buf, start);
+    const st = fstatSync(fd);
+    return { buf, ...split, identity: fingerprintAfterRead(fd, st, buf, start, split.consumedTo, cursor) };
+  });
 }
 
 function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan | null {
@@ -358,16 +445,10 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
   const start = resume ? cursor.turn_offset : 0;
   const firstNumber = resume ? Math.max(1, cursor.turn_number) : 1;
 
-  // The fingerprint is taken through the same descriptor as the bytes: a file replaced in
-  // between cannot give the cursor another file's fingerprint.
-  const { lines, consumedTo, identity } = withFile(opts.path, (fd) => {
-    const buf = readRange(fd, start, size);
-    const split = splitLines(buf, start);
-    const st = fstatSync(fd);
-    return { ...split, identity: fingerprintAfterRead(fd, st, buf, start, split.consumedTo, cursor) };
-  });
+  const { buf, lines, consumedTo, identity } = readLines(opts.path, start, size, cursor);
   if (resume && consumedTo <= cursor.offset) return null; // only an unterminated tail is new
   const res = assemble(lines, { firstTurnNumber: firstNumber });
+  const notes = lineNotes(opts, { buf, start, lines, after: resume ? cursor.offset : -1 }, res);
 
   const origin = opts.sessionId ?? res.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path);
   // A session's project is where it started: the first cwd of its transcript, resolved to the
@@ -376,9 +457,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
   const startProject = start === 0 && res.firstCwd ? projectOf(res.firstCwd) : null;
   const project = startProject ?? opts.project ?? (res.firstCwd ? projectOf(res.firstCwd) : null);
   // Lines of the re-read open turn were already counted as skipped by the run that first read them.
-  const skipped = resume
-    ? cursor.skipped_lines + res.skippedEnds.filter((end) => end > cursor.offset).length
-    : res.skippedLines;
+  const skipped = (resume ? cursor.skipped_lines : 0) + notes.skippedNow.lines;
 
   let newestFinalText: string | null = null;
   for (let i = res.turns.length - 1; i >= 0 && newestFinalText === null; i--)
@@ -413,6 +492,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
       start === 0 ? { details: res.preamble.map(redactDetail), events: eventsOf(res.preambleCalls) } : null,
     turns: res.turns.map((t) => turnPlan(t, origin)),
     skipped,
+    ...notes,
     newestFinalText,
   }));
 }
@@ -471,7 +551,9 @@ function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): 
   const { origin } = p;
   // Inside the lock: a handoff may have merged this chain since the plan was made.
   const key = chainKey(db, origin);
-  const project = p.startProject ?? getSession(db, origin)?.project ?? p.project;
+  const known = getSession(db, origin);
+  const project = p.startProject ?? known?.project ?? p.project;
+  const turnsBefore = known === null ? 0 : ownTurnCount(db, origin);
   let details = 0;
   let events = 0;
   upsertSession(db, { ...p.session, project });
@@ -528,6 +610,10 @@ function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): 
     skippedLines: p.skipped,
     bytes: p.consumedTo - p.resumedFrom,
     newestFinalText: p.newestFinalText,
+    newTurns: Math.max(0, ownTurnCount(db, origin) - turnsBefore),
+    newSession: known === null,
+    skipped: p.skippedNow,
+    notTranscript: null,
   };
 }
 
@@ -542,6 +628,21 @@ function unchanged(opts: IngestOptions, cursor: CursorRow | null): IngestResult 
     skippedLines: cursor?.skipped_lines ?? 0,
     bytes: 0,
     newestFinalText: null,
+    newTurns: 0,
+    newSession: false,
+    skipped: { lines: 0, first: [] },
+    notTranscript: null,
+  };
+}
+
+/** A file replay or import will not make a session of: nothing written. */
+function refused(opts: IngestOptions, p: TranscriptPlan): IngestResult | null {
+  if (!opts.requireEntries || p.notTranscript === null) return null;
+  return {
+    ...unchanged(opts, null),
+    sessionId: p.origin,
+    skippedLines: p.skipped,
+    notTranscript: p.notTranscript,
   };
 }
 
@@ -549,6 +650,8 @@ export function ingestTranscript(db: Database, opts: IngestOptions, ahead?: Plan
   const first = ahead?.observed ?? observe(db, opts.path);
   const plan = ahead ? ahead.plan : planTranscript(opts, first);
   if (plan === null) return unchanged(opts, first.cursor);
+  const no = refused(opts, plan);
+  if (no) return no;
   // IMMEDIATE: the cursor and chain read inside decide the writes. A deferred transaction
   // would take its snapshot on the first read and then fail at once with SQLITE_BUSY when it
   // upgrades to write behind a parallel writer, instead of waiting for busy_timeout.
@@ -557,7 +660,7 @@ export function ingestTranscript(db: Database, opts: IngestOptions, ahead?: Plan
     // grown, since the plan was made: plan again from what holds now, under the lock.
     const now = observe(db, opts.path);
     const p = sameObserved(first, now) ? plan : planTranscript(opts, now);
-    return p === null ? unchanged(opts, now.cursor) : writeTranscript(db, opts, p);
+    return p === null ? unchanged(opts, now.cursor) : (refused(opts, p) ?? writeTranscript(db, opts, p));
   });
 }
 
@@ -634,6 +737,10 @@ export function ingestSubagent(
     skippedLines: o.cursor?.skipped_lines ?? 0,
     bytes: 0,
     newestFinalText: null,
+    newTurns: 0,
+    newSession: false,
+    skipped: { lines: 0, first: [] },
+    notTranscript: null,
   });
   if (subagentDone(first)) return result(first);
   const plan = planSubagent(path, first, parentSessionId);

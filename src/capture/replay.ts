@@ -6,29 +6,46 @@
 import type { Database } from "bun:sqlite";
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { notTranscriptReason, ownFileKind, type SkippedLines } from "../core/transcript-file.ts";
 import { getCursor } from "../db/queries/capture.ts";
 import { originCounts } from "../db/queries/counts.ts";
 import { beginDeferral, type DeferralOwner, endDeferral, indexDeferred } from "../db/queries/fts-deferral.ts";
 import { ThroughlineError } from "../errors.ts";
-import { type IngestOptions, ingestSubagent, ingestTranscript } from "./ingest.ts";
+import { type IngestOptions, type IngestResult, ingestSubagent, ingestTranscript } from "./ingest.ts";
 import { PlanAhead } from "./plan-ahead.ts";
 import { headEntries } from "./transcript-head.ts";
 
 export interface ReplaySession {
   session_id: string;
   file: string;
+  /** What the session holds from its transcript after this run (turns, L2 rows, L3 rows, events). */
   turns: number;
   bodies: number;
   details: number;
   events: number;
+  /** Of `turns`, those this run added; the rest were already in memory. */
+  new_turns: number;
+  /** The session was not in memory before this run. */
+  new_session: boolean;
   skipped_lines: number;
+  /** The lines this run skipped: how many, and the first (SKIPS_KEPT at most) by number with why. */
+  skipped: SkippedLines;
   bytes: number;
 }
+
+/** A file replay or import made no session of: throughline's own, or no transcript entry in it. */
+export interface SkippedFile {
+  file: string;
+  reason: string;
+}
+
+type Counted = "turns" | "bodies" | "details" | "events" | "new_turns" | "skipped_lines" | "bytes";
 
 export interface ReplayReport {
   schema: "throughline.replay.v1";
   sessions: ReplaySession[];
-  totals: Omit<ReplaySession, "session_id" | "file"> & { files: number; sessions: number };
+  totals: Pick<ReplaySession, Counted> & { files: number; sessions: number; new_sessions: number };
+  skipped_files: SkippedFile[];
   /** Transcripts planned on the second thread (src/capture/plan-ahead.ts); the rest were planned here. */
   planned_ahead: number;
   elapsed_ms: number;
@@ -78,11 +95,18 @@ function walk(dir: string, out: string[], seen: Set<string>): void {
   }
 }
 
-/** First entry that carries a uuid tells whether the file is a subagent's own transcript. */
-export function isSubagentFile(path: string): boolean {
-  if (path.includes("/subagents/") || /\.sub-agent-[^/]*\.jsonl$/.test(basename(path))) return true;
-  const e = headEntries(path).find((x) => typeof x.uuid === "string");
-  return e !== undefined && e.isSidechain === true && typeof e.agentId === "string";
+/**
+ * What a file is, from its first lines: throughline's own (an export, a session index: skipped,
+ * with why), a subagent's own transcript (the first entry that carries a uuid tells), or a main one.
+ */
+function classify(path: string): { own: string | null; subagent: boolean } {
+  const head = headEntries(path);
+  const own = ownFileKind(head[0]);
+  if (own !== null) return { own, subagent: false };
+  if (path.includes("/subagents/") || /\.sub-agent-[^/]*\.jsonl$/.test(basename(path)))
+    return { own, subagent: true };
+  const e = head.find((x) => typeof x.uuid === "string");
+  return { own, subagent: e !== undefined && e.isSidechain === true && typeof e.agentId === "string" };
 }
 
 export interface ReplayOptions {
@@ -134,8 +158,16 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
   const files = opts.filter ? all.filter(opts.filter) : all;
   let done = 0;
   const tick = () => opts.onProgress?.(++done, files.length);
-  const subagents = files.filter(isSubagentFile);
-  const mains = files.filter((f) => !subagents.includes(f));
+  const skippedFiles: SkippedFile[] = [];
+  const subagents: string[] = [];
+  const mains: string[] = [];
+  for (const file of files) {
+    const kind = classify(file);
+    if (kind.own !== null) {
+      skippedFiles.push({ file, reason: kind.own });
+      tick();
+    } else (kind.subagent ? subagents : mains).push(file);
+  }
   const sessions: ReplaySession[] = [];
   let plannedAhead = 0;
   const owner: DeferralOwner | null =
@@ -166,7 +198,7 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
     // or, planned here, written: the same sequence either way.
     const runs: IngestOptions[] = [];
     const runOf = (i: number): IngestOptions => {
-      runs[i] ??= { path: mains[i]!, now: now() };
+      runs[i] ??= { path: mains[i]!, now: now(), requireEntries: true };
       return runs[i]!;
     };
     if (mains.length > 0) runOf(0);
@@ -175,18 +207,10 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
       for (let i = 0; i < mains.length; i++) {
         const run = runOf(i);
         const r = ingestTranscript(db, run, planner?.take(i, indexWhileWaiting) ?? undefined);
-        const c = originCounts(db, r.sessionId);
         const bytes = statSync(run.path).size;
-        sessions.push({
-          session_id: r.sessionId,
-          file: run.path,
-          turns: c.turns,
-          bodies: c.turns * 2,
-          details: c.details,
-          events: c.events,
-          skipped_lines: r.skippedLines,
-          bytes,
-        });
+        if (r.notTranscript !== null)
+          skippedFiles.push({ file: run.path, reason: notTranscriptReason(r.notTranscript) });
+        else sessions.push(sessionOf(db, r, bytes));
         fileDone(bytes);
       }
     } finally {
@@ -220,7 +244,10 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
         bodies: 0,
         details: 1,
         events: r.events,
+        new_turns: 0,
+        new_session: false,
         skipped_lines: r.skippedLines,
+        skipped: r.skipped,
         bytes,
       });
       fileDone(bytes);
@@ -241,21 +268,46 @@ export function replay(db: Database, paths: string[], opts: ReplayOptions = {}):
     }
     endDeferral(db, owner, Date.now(), since);
   }
-  const sum = (k: keyof Omit<ReplaySession, "session_id" | "file">) => sessions.reduce((a, s) => a + s[k], 0);
   return {
     schema: "throughline.replay.v1",
     sessions,
-    totals: {
-      files: sessions.length,
-      sessions: new Set(sessions.map((s) => s.session_id)).size,
-      turns: sum("turns"),
-      bodies: sum("bodies"),
-      details: sum("details"),
-      events: sum("events"),
-      skipped_lines: sum("skipped_lines"),
-      bytes: sum("bytes"),
-    },
+    totals: totalsOf(sessions),
+    skipped_files: skippedFiles,
     planned_ahead: plannedAhead,
     elapsed_ms: Math.round(performance.now() - t0),
+  };
+}
+
+/** One main transcript's line of the report: what its session holds now, and what this run added. */
+function sessionOf(db: Database, r: IngestResult, bytes: number): ReplaySession {
+  const c = originCounts(db, r.sessionId);
+  return {
+    session_id: r.sessionId,
+    file: r.file,
+    turns: c.turns,
+    bodies: c.turns * 2,
+    details: c.details,
+    events: c.events,
+    new_turns: r.newTurns,
+    new_session: r.newSession,
+    skipped_lines: r.skippedLines,
+    skipped: r.skipped,
+    bytes,
+  };
+}
+
+function totalsOf(sessions: readonly ReplaySession[]): ReplayReport["totals"] {
+  const sum = (k: Counted) => sessions.reduce((a, s) => a + s[k], 0);
+  return {
+    files: sessions.length,
+    sessions: new Set(sessions.map((s) => s.session_id)).size,
+    new_sessions: new Set(sessions.filter((s) => s.new_session).map((s) => s.session_id)).size,
+    turns: sum("turns"),
+    bodies: sum("bodies"),
+    details: sum("details"),
+    events: sum("events"),
+    new_turns: sum("new_turns"),
+    skipped_lines: sum("skipped_lines"),
+    bytes: sum("bytes"),
   };
 }

@@ -15,15 +15,16 @@ import {
   registeredHooks,
 } from "../core/settings.ts";
 import { plural } from "../core/text.ts";
-import { openForRead, withReader } from "../db/open.ts";
+import { openForRead, withReader, withWriter } from "../db/open.ts";
 import { unmarkedRows, waitingClearMarks, waitingIntents } from "../db/pending-marks.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";
-import { recentHookErrors } from "../db/queries/hook-errors.ts";
+import { clearHookErrors, hookErrorCounts, hookErrorsSince } from "../db/queries/hook-errors.ts";
 import { quickCheck, schemaVersion } from "../db/queries/integrity.ts";
 import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { getSession, mergedInto, resolveLive } from "../db/queries/sessions.ts";
+import { writeTransaction } from "../db/tx.ts";
 import { SCHEMA_VERSION } from "../db/version.ts";
 import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
@@ -240,18 +241,7 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
         ? { fix: `rm ${shellQuote(marks.sentinel)}   # the next hook marks every pending handoff again` }
         : {}),
     });
-    const errors = recentHookErrors(db, 5);
-    checks.push({
-      name: "recent hook errors",
-      ok: errors.length === 0,
-      detail:
-        errors.length === 0
-          ? "none"
-          : errors.map((e) => `${formatIso(e.created_at)} ${e.event}: ${e.message}`).join("\n    "),
-      ...(errors.length
-        ? { fix: `read the messages above; \`${selfInvocation()} doctor --session <id>\` shows one session` }
-        : {}),
-    });
+    checks.push(hookErrorCheck(db, Date.now()));
     // Informational: a reached ceiling is a choice (THROUGHLINE_L1_DAILY_MAX), not a fault.
     const summaries = summaryReport(db, process.env, Date.now());
     checks.push({ name: "summaries", ok: true, detail: summaryLine(summaries) });
@@ -261,6 +251,57 @@ function databaseChecks(path: string, plugin: boolean): { checks: Check[]; extra
     db.close();
   }
   return { checks, extra };
+}
+
+/** Hook errors fail doctor for this long after they were recorded; older ones are only counted. */
+export const HOOK_ERROR_WINDOW_MS = 24 * 3_600_000;
+const WINDOW_TEXT = "in the last 24 hours";
+/** Recent errors doctor lists, newest first; the rest are counted. */
+const ERRORS_SHOWN = 5;
+
+/** Hook errors of the last day fail doctor; older ones are counted beside them (issue 45, item 2). */
+function hookErrorCheck(db: ReturnType<typeof openForRead>, now: number): Check {
+  const since = now - HOOK_ERROR_WINDOW_MS;
+  const { recent, older } = hookErrorCounts(db, since);
+  const andOlder = older > 0 ? `; ${older} older` : "";
+  if (recent === 0) return { name: "recent hook errors", ok: true, detail: `none ${WINDOW_TEXT}${andOlder}` };
+  const shown = hookErrorsSince(db, since, ERRORS_SHOWN).map(
+    (e) => `${formatIso(e.created_at)} ${e.event}: ${e.message}`,
+  );
+  if (recent > shown.length) shown.push(`and ${recent - shown.length} more`);
+  return {
+    name: "recent hook errors",
+    ok: false,
+    detail: [`${plural(recent, "hook error")} ${WINDOW_TEXT}${andOlder}:`, ...shown].join("\n    "),
+    fix: `read the messages above (\`${selfInvocation()} doctor --session <id>\` shows one session); \`${selfInvocation()} doctor --clear-errors\` acknowledges them`,
+  };
+}
+
+/** What `doctor --clear-errors` removed; null counts: there is no database. */
+interface Cleared {
+  cleared: number;
+  recent: number;
+  older: number;
+}
+
+/**
+ * `doctor --clear-errors`: removes the hook errors recorded so far, the ones doctor reports, and
+ * says how many. A write, so it opens the database read-write; without a database it creates none.
+ */
+function clearErrors(path: string, now: number): Cleared | null {
+  if (!existsSync(path)) return null;
+  return withWriter(path, (db) =>
+    writeTransaction(db, () => {
+      const { recent, older, newest } = hookErrorCounts(db, now - HOOK_ERROR_WINDOW_MS);
+      return { cleared: clearHookErrors(db, newest), recent, older };
+    }),
+  );
+}
+
+function clearedLine(c: Cleared | null): string {
+  if (c === null) return "Cleared no hook errors: there is no database yet.";
+  if (c.cleared === 0) return "Cleared no hook errors: none were recorded.";
+  return `Cleared ${plural(c.cleared, "hook error")} (${c.recent} from the last 24 hours, ${c.older} older).`;
 }
 
 async function sessionReport(path: string, prefix: string): Promise<Record<string, unknown>> {
@@ -318,6 +359,10 @@ export default defineCommand({
       description: "Show one session (id or prefix): transcript, cursor, turns, chain, handoff",
       valueHint: "id-prefix",
     },
+    "clear-errors": {
+      type: "boolean",
+      description: "Acknowledge the hook errors doctor reports (removes them and says how many), then check",
+    },
     ...dbArgs,
     ...jsonArgs,
   },
@@ -329,6 +374,9 @@ export default defineCommand({
       console.log(renderDoctorSession(report));
       return;
     }
+    // Before the checks, so that the report shows the state it leaves.
+    const clear = args["clear-errors"] === true;
+    const cleared = clear ? clearErrors(path, Date.now()) : null;
     const checks: Check[] = [{ name: "bun", ok: true, detail: `Bun ${Bun.version}` }];
     const userDir = claudeConfigDir(process.env);
     const settingsFiles = [
@@ -371,8 +419,15 @@ export default defineCommand({
     });
     const problems = checks.filter((c) => !c.ok).length;
     if (args.json)
-      printJson({ schema: "throughline.doctor.v1", database: path, problems, checks, ...db.extra });
-    else console.log(renderDoctor(checks, stdoutColors()));
+      printJson({
+        schema: "throughline.doctor.v1",
+        database: path,
+        problems,
+        ...(clear ? { cleared_errors: cleared?.cleared ?? 0 } : {}),
+        checks,
+        ...db.extra,
+      });
+    else console.log(`${clear ? `${clearedLine(cleared)}\n\n` : ""}${renderDoctor(checks, stdoutColors())}`);
     if (problems > 0) process.exitCode = 1;
   },
 });

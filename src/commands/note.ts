@@ -44,8 +44,16 @@ export default defineCommand({
       const cwd = normalizeProject(process.cwd());
       let origin = args.session ? sessionIdFor(db, args.session) : undefined;
       let project: string | null = null;
-      if (origin) project = getSession(db, origin)?.project ?? null;
-      else {
+      if (origin) {
+        // A decision against a session that does not exist would narrow search's default scope
+        // to nothing real (issue 45): refused, nothing recorded.
+        const session = getSession(db, origin);
+        if (session === null)
+          throw new ThroughlineError("E_NO_SESSION", `no session ${origin}: nothing recorded`, {
+            hint: "pass the session id of this conversation, or leave --session out for this project's latest",
+          });
+        project = session.project;
+      } else {
         project = findProject(db, cwd);
         origin = project ? (latestChain(db, project) ?? undefined) : undefined;
         if (!origin)

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { replay } from "../capture/replay.ts";
 import { databasePath } from "../core/paths.ts";
 import { withWriter } from "../db/open.ts";
@@ -30,10 +31,19 @@ export default defineCommand({
     const paths = args._.length > 0 ? args._ : [args.paths];
     if (paths.length === 0 || !paths[0])
       throw new ThroughlineError("E_ARGS", "replay needs at least one file or folder");
-    withWriter(databasePath(process.env, args.db), (db) => {
-      const report = replay(db, paths);
-      if (args.json) return printJson(report);
-      console.log(renderReplay(report, stdoutColors()));
-    });
+    const report = withWriter(databasePath(process.env, args.db), (db) => replay(db, paths));
+    // A file named on the command line that is no transcript is an error; one found in a folder is
+    // skipped and named in the report (as import does).
+    const named = new Map(paths.map((p) => [resolve(p), p]));
+    const refused = report.skipped_files.find((f) => named.has(f.file));
+    if (refused === undefined || report.sessions.length > 0) {
+      if (args.json) printJson(report);
+      else console.log(renderReplay(report, stdoutColors()));
+    }
+    if (refused !== undefined)
+      throw new ThroughlineError(
+        "E_NOT_TRANSCRIPT",
+        `${named.get(refused.file)} is not a Claude Code transcript: ${refused.reason}`,
+      );
   },
 });

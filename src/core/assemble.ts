@@ -1,7 +1,16 @@
 /**
  * Turn assembly (docs/architecture.md, data flow): transcript lines in, turns with their L2 and L3 out. Pure.
  */
-import { isObject, type Json, type JsonObject, parseLine, type RawLine, str } from "./jsonl.ts";
+import {
+  isObject,
+  isTranscriptEntry,
+  type Json,
+  type JsonObject,
+  lineProblem,
+  parseLine,
+  type RawLine,
+  str,
+} from "./jsonl.ts";
 import type { AssembleResult, DetailDraft, DetailKind, ToolCall, TurnDraft } from "./model.ts";
 import { classifyPromptText, dropPrivate } from "./prompt.ts";
 import { SubagentRenderer } from "./subagent.ts";
@@ -17,9 +26,21 @@ import {
 
 /** Subagent transcripts are assembled beside the main one (core/subagent.ts). */
 
+/** A line the assembler skipped: where it starts and ends in the file, and why. */
+export interface SkippedAt {
+  start: number;
+  end: number;
+  reason: string;
+}
+
+/** Skipped lines whose place and reason are kept (the rest are counted): replay and import name a few. */
+export const SKIPS_KEPT = 20;
+
 /** The result, plus where each skipped line ended, so a re-read of the open turn counts none twice. */
 export interface Assembled extends AssembleResult {
   skippedEnds: number[];
+  /** The first SKIPS_KEPT skipped lines, with their reason. */
+  skippedAt: SkippedAt[];
 }
 
 export interface AssembleOptions {
@@ -91,8 +112,10 @@ class Assembler {
   firstTs: number | undefined;
   lastSeenTs: number | undefined;
   readonly skippedEnds: number[] = [];
+  readonly skippedAt: SkippedAt[] = [];
   ignored = 0;
   entries = 0;
+  transcriptEntries = 0;
 
   constructor(opts: AssembleOptions) {
     this.nextNumber = opts.firstTurnNumber;
@@ -167,9 +190,10 @@ class Assembler {
   feed(line: RawLine): void {
     const entry = parseLine(line.text);
     if (entry === null) {
-      this.skippedEnds.push(line.end);
+      this.skip(line, () => lineProblem(line.text));
       return;
     }
+    if (isTranscriptEntry(entry)) this.transcriptEntries++;
     // One entry that cannot be handled (a shape no check foresaw) must not stop the lines after
     // it: the cursor would never move and every later Stop would fail the same way. Whatever it
     // added before throwing stays; replay and incremental capture see the same lines, so they agree.
@@ -177,8 +201,15 @@ class Assembler {
       this.accept(entry, line);
       this.entries++;
     } catch {
-      this.skippedEnds.push(line.end);
+      this.skip(line, () => "an entry of a shape it could not read");
     }
+  }
+
+  /** The reason is worked out for the first few skipped lines only. */
+  private skip(line: RawLine, reason: () => string): void {
+    this.skippedEnds.push(line.end);
+    if (this.skippedAt.length < SKIPS_KEPT)
+      this.skippedAt.push({ start: line.start, end: line.end, reason: reason() });
   }
 
   private accept(entry: JsonObject, line: RawLine): void {
@@ -440,8 +471,10 @@ class Assembler {
       lastTimestamp: this.lastSeenTs,
       skippedLines: this.skippedEnds.length,
       skippedEnds: this.skippedEnds,
+      skippedAt: this.skippedAt,
       ignoredEntries: this.ignored,
       entries: this.entries,
+      transcriptEntries: this.transcriptEntries,
     };
   }
 }

@@ -157,3 +157,35 @@ export function carriesNothing(entry: JsonObject, sessionId: string): boolean {
     (entry.sessionId === undefined || entry.sessionId === sessionId)
   );
 }
+
+/** Why `parseLine` refused a line: shown beside its number by replay and import. */
+export function lineProblem(text: string): string {
+  const t = text.trim();
+  if (t.length === 0) return "blank";
+  // Invalid UTF-8 decodes to U+FFFD; control characters other than white space are no text.
+  if (t.includes("\uFFFD") || /\p{Cc}/u.test(t.replace(/\s/g, ""))) return "binary or not UTF-8";
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch {
+    return t[0] === "{" ? "cut short or malformed JSON" : "not JSON";
+  }
+  if (!isObject(v)) return "a JSON value, not an object";
+  return `nested deeper than ${MAX_JSON_DEPTH} levels`;
+}
+
+/**
+ * A line Claude Code wrote: an object with a `type` and one of the fields its entries carry (a
+ * session, an id, a message, a summary's leaf, a snapshot's message). A file without one is no
+ * transcript, and replay and import make no session of it.
+ */
+export function isTranscriptEntry(entry: JsonObject): boolean {
+  return (
+    typeof entry.type === "string" &&
+    (entry.sessionId !== undefined ||
+      entry.uuid !== undefined ||
+      entry.message !== undefined ||
+      entry.leafUuid !== undefined ||
+      entry.messageId !== undefined)
+  );
+}

@@ -88,4 +88,6 @@ export interface AssembleResult {
   /** Entries of types that carry no memory (progress, snapshots, unknown types). */
   ignoredEntries: number;
   entries: number;
+  /** Lines that are Claude Code entries (`isTranscriptEntry`): none, and the file is no transcript. */
+  transcriptEntries: number;
 }

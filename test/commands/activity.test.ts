@@ -483,6 +483,23 @@ describe("recall through the CLI", () => {
   });
 });
 
+test("45.5 note --session with an unknown id is a one-line error and records nothing", () => {
+  using dir = tempDir();
+  const path = join(dir.path, "tl.db");
+  expect(runCli(["replay", join(FIXTURES, "activity", "search-session.jsonl"), "--db", path]).exitCode).toBe(
+    0,
+  );
+  const events = () =>
+    JSON.parse(runCli(["recall", "decisions", "--all", "--db", path, "--json"]).stdout).events.length;
+  const before = events();
+  const out = runCli(["note", "--decision", "Ship it", "--session", "no-such-session", "--db", path]);
+  expect(out.exitCode).toBe(1);
+  expect(out.stdout).toBe("");
+  expect(out.stderr.trimEnd().split("\n")).toHaveLength(1);
+  expect(out.stderr).toContain("no session no-such-session");
+  expect(events()).toBe(before);
+});
+
 describe("hook first, replay later", () => {
   /** A transcript whose tool calls the PostToolUse hook also saw. */
   function session(): TranscriptBuilder {

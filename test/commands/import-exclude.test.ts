@@ -52,7 +52,7 @@ describe("import: folders left out", () => {
     const r = runCli(["import"], { env: h.env });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toStartWith("Imported 2 transcripts:");
+    expect(r.stdout).toStartWith("Imported 2 transcripts (2 sessions, 2 new):");
     expect(r.stdout).toContain(
       `Skipped 2 folders (3 transcripts): ${h.observer} (default exclude *-claude-mem-observer-sessions), ${h.summarizer} (throughline summarizer).`,
     );

@@ -139,6 +139,7 @@ describe("entries that carry nothing (carriesNothing, src/core/jsonl.ts)", () =>
     ...r,
     ignoredEntries: 0,
     entries: 0,
+    transcriptEntries: 0,
     skippedEnds: [],
     lastTimestamp: 0,
   });

@@ -43,6 +43,15 @@ export interface TurnWrite {
 }
 
 /** Insert or update a turn by its key; returns its row id (stable across updates). */
+/** How many turns a session's own transcript gave (replay and import tell new turns from known ones). */
+export function ownTurnCount(db: Database, origin: string): number {
+  return db
+    .query<{ n: number }, { origin: string }>(
+      "SELECT count(*) AS n FROM turns WHERE origin_session_id = $origin",
+    )
+    .get({ origin })!.n;
+}
+
 export function upsertTurn(db: Database, t: TurnWrite): number {
   const row = db
     .query<{ id: number }, Record<string, string | number | null>>(

@@ -84,9 +84,12 @@ describe("import (docs/contract.md#capture)", () => {
       const ids = sessionIds(env);
       expect(ids).not.toContain("events");
       expect(ids).not.toContain("22222222-0000-4000-8000-000000000009");
-      expect(ids.sort()).toEqual([SAMPLE_ID, "11111111-0000-4000-8000-000000000002"].sort());
-      // It no longer comes back after a forget.
-      expect(runCli(["forget", "--session", "11111111", "--yes"], { env }).exitCode).toBe(0);
+      // The second round follows a forget of the other session: import does not bring back
+      // what forget took (docs/memory-control.md), and throughline's own files stay skipped.
+      const kept = round === 0 ? [SAMPLE_ID, "11111111-0000-4000-8000-000000000002"] : [SAMPLE_ID];
+      expect(ids.sort()).toEqual(kept.sort());
+      // The skipped files do not come back after a forget either (by a unique id prefix).
+      if (round === 0) expect(runCli(["forget", "--session", "11111111", "--yes"], { env }).exitCode).toBe(0);
     }
     // Nor is it counted as history waiting for import.
     const doctor = runCli(["doctor"], { env }).stdout;

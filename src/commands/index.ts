@@ -28,4 +28,5 @@ export const commands: Record<string, Loader> = {
   pause: () => import("./pause.ts").then((m) => m.default),
   resume: () => import("./pause.ts").then((m) => m.resume),
   ui: () => import("./ui.ts").then((m) => m.default),
+  sync: () => import("./sync.ts").then((m) => m.default),
 };

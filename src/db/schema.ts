@@ -441,4 +441,28 @@ INSERT INTO events_fts(events_fts, rank) VALUES ('hashsize', 8388608);
 -- written before (the web view then shows the reply's text before the turn's tool calls).
 ALTER TABLE details ADD COLUMN text_at INTEGER;
 `,
+  /* 13: sync through a git remote (docs/sync.md) */ `
+-- This machine's id, the recorded remote, the last sync: one row each.
+CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+-- What this machine published: per turn of its own (n = -1: the rows before a first prompt), the
+-- hash of its records; and per session of its own, a mark of its rows when last published.
+CREATE TABLE sync_sent (origin TEXT NOT NULL, n INTEGER NOT NULL, hash TEXT NOT NULL,
+  PRIMARY KEY (origin, n)) WITHOUT ROWID;
+CREATE TABLE sync_marks (session_id TEXT PRIMARY KEY, mark TEXT NOT NULL) WITHOUT ROWID;
+-- Sessions captured on another machine, with the project identity that machine gave them.
+CREATE TABLE sync_foreign (session_id TEXT PRIMARY KEY, machine TEXT NOT NULL, project_key TEXT,
+  project TEXT) WITHOUT ROWID;
+-- Per turn of another machine, the hash of the records last applied; the files applied.
+CREATE TABLE sync_seen (origin TEXT NOT NULL, n INTEGER NOT NULL, hash TEXT NOT NULL,
+  PRIMARY KEY (origin, n)) WITHOUT ROWID;
+CREATE TABLE sync_applied (machine TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (machine, name)) WITHOUT ROWID;
+-- What forget removed, here (machine NULL) or on another machine: keys only, never text.
+CREATE TABLE sync_tombstones (kind TEXT NOT NULL, key TEXT NOT NULL, machine TEXT,
+  created_at INTEGER NOT NULL, published INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (kind, key)) WITHOUT ROWID;
+-- A project directory's identity across machines (root commit or origin), null when it has none.
+CREATE TABLE sync_projects (path TEXT PRIMARY KEY, key TEXT, checked_at INTEGER NOT NULL) WITHOUT ROWID;
+-- Batons of other machines already taken in (a consumed one is not taken again).
+CREATE TABLE sync_batons (session_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, created_at)) WITHOUT ROWID;
+`,
 ];

@@ -11,9 +11,11 @@
  * `PRAGMA secure_delete` alone is not enough: it zeroes what this connection frees, not the
  * stale copies earlier writes left behind; test/commands/forget.test.ts shows both.
  */
+
 import type { Database } from "bun:sqlite";
 import { moveForkPoints } from "./forks.ts";
 import { deleteAllPrepared } from "./prepared.ts";
+import { recordForgetTombstones, recordSessionTombstones } from "./sync-apply.ts";
 
 /** Every given part must hold (they narrow each other); at least one is given. */
 export interface ForgetSelector {
@@ -283,6 +285,13 @@ export function planForget(db: Database, sel: ForgetSelector): ForgetPlan {
  */
 export function deleteSelection(db: Database, sel: ForgetSelector): ForgetCounts {
   const s = select(db, sel);
+  const now = Date.now();
+  // Keys (never text) of what goes, for sync to carry to every machine (docs/sync.md).
+  recordForgetTombstones(
+    db,
+    { turnIds: s.turns.map((t) => t.id), eventIds: s.eventIds, looseIds: s.looseDetailIds },
+    now,
+  );
   const turnIds = JSON.stringify(s.turns.map((t) => t.id));
   const inTurns = "turn_id IN (SELECT value FROM json_each($ids))";
   const run = (sql: string, p: Record<string, string>) => db.query(sql).run(p).changes;
@@ -304,6 +313,7 @@ export function deleteSelection(db: Database, sel: ForgetSelector): ForgetCounts
   );
   const turns = run("DELETE FROM turns WHERE id IN (SELECT value FROM json_each($ids))", { ids: turnIds });
   const fates = sessionFates(db, sel, s.sessions);
+  recordSessionTombstones(db, fates.remove, fates.untitle, now);
   const removed = run("DELETE FROM sessions WHERE id IN (SELECT value FROM json_each($ids))", {
     ids: JSON.stringify(fates.remove),
   });
@@ -323,7 +333,7 @@ export function deleteSelection(db: Database, sel: ForgetSelector): ForgetCounts
  * forgotten, move the cursor past it: the next capture starts after what was read, numbering
  * on from it, so the forgotten turn is not captured again from the transcript.
  */
-function advanceCursors(db: Database, turns: readonly ForgetTurn[]): void {
+export function advanceCursors(db: Database, turns: readonly ForgetTurn[]): void {
   if (turns.length === 0) return;
   db.query(
     `UPDATE ingest_cursors SET turn_offset = offset, turn_number = turn_number + 1

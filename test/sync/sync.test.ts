@@ -1,0 +1,258 @@
+/**
+ * `throughline sync` (docs/sync.md) between simulated machines: each its own home and database,
+ * one bare repository in a temp dir as the remote. Every machine ends with every turn; applying
+ * twice changes nothing; machines syncing at once all succeed; a sync killed at random moments
+ * converges; the same repository at different paths is one project; a baton goes desk → laptop.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { memoryHash } from "../helpers/db.ts";
+import { bareRepo, capture, gitEnv, type Machine, machine, sh, tl } from "../helpers/sync.ts";
+
+const root = mkdtempSync(join(tmpdir(), "tl-sync-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const sid = (m: number, n: number) => `${String(m).repeat(8)}-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+function read<T>(m: Machine, fn: (db: Database) => T): T {
+  const db = new Database(m.db, { readonly: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+const hash = (m: Machine) => read(m, memoryHash);
+const turns = (m: Machine) =>
+  read(m, (db) => (db.query("SELECT count(*) AS n FROM turns").get() as { n: number }).n);
+
+function sync(m: Machine, args: string[] = [], cwd?: string) {
+  const r = tl(m, ["sync", ...args], cwd);
+  if (r.exitCode !== 0) throw new Error(`${m.name}: ${r.stderr}`);
+  return r;
+}
+
+function world(name: string, count = 3): { machines: Machine[]; remote: string } {
+  const dir = join(root, name);
+  const machines = Array.from({ length: count }, (_, i) => machine(dir, ["desk", "laptop", "server"][i]!));
+  return { machines, remote: bareRepo(dir, machines[0]!.env) };
+}
+
+describe("sync between machines", () => {
+  test("every machine ends with every turn; a second sync and a chunk applied twice change nothing", () => {
+    const { machines, remote } = world("roundtrip");
+    machines.forEach((m, i) => {
+      capture(m, sid(i + 1, 1), `/srv/p${i}`, [
+        [`prompt of machine ${i} about walrus${i}`, `reply ${i}`],
+        ["second", `second reply ${i}`],
+      ]);
+      capture(m, sid(i + 1, 2), `/srv/p${i}`, [[`another session ${i}`, "ok"]]);
+    });
+    for (const m of machines) sync(m, ["--remote", remote]);
+    for (const m of machines) sync(m);
+    for (const m of machines) expect(turns(m)).toBe(9);
+    const hashes = machines.map(hash);
+    expect(new Set(hashes).size).toBe(1);
+    for (const m of machines) {
+      const s = tl(m, ["search", "walrus2", "--all"]);
+      expect(s.stdout).toContain("walrus2");
+    }
+    // Again: nothing to publish or take in.
+    const again = JSON.parse(sync(machines[0]!, ["--json"]).stdout);
+    expect(again.pushed.chunks).toBe(0);
+    expect(again.pulled.files).toBe(0);
+    // Every file applied once more (as after a lost record of it): the memory is the same.
+    const db = new Database(machines[0]!.db);
+    db.run("DELETE FROM sync_applied");
+    db.close();
+    const re = JSON.parse(sync(machines[0]!, ["--json"]).stdout);
+    expect(re.pulled.files).toBeGreaterThan(0);
+    expect(re.pulled.turns).toBe(0);
+    expect(hash(machines[0]!)).toBe(hashes[0]!);
+  });
+
+  test("a turn that grew after it was published is replaced on the other machines", () => {
+    const { machines, remote } = world("growth", 2);
+    const [a, b] = machines as [Machine, Machine];
+    capture(a, sid(1, 1), "/srv/g", [["first", "short"]]);
+    sync(a, ["--remote", remote]);
+    sync(b, ["--remote", remote]);
+    capture(a, sid(1, 1), "/srv/g", [
+      ["first", "short, then much longer"],
+      ["next", "more"],
+    ]);
+    sync(a);
+    sync(b);
+    expect(hash(b)).toBe(hash(a));
+  });
+
+  test("three machines syncing at once all succeed, and converge", async () => {
+    const { machines, remote } = world("concurrent");
+    machines.forEach((m, i) => capture(m, sid(i + 1, 1), `/srv/c${i}`, [[`c${i}`, "r"]]));
+    for (const m of machines) sync(m, ["--remote", remote]);
+    machines.forEach((m, i) => capture(m, sid(i + 1, 2), `/srv/c${i}`, [[`more ${i}`, "r"]]));
+    for (let round = 0; round < 2; round++) {
+      const procs = machines.map((m) =>
+        Bun.spawn(["bun", join(import.meta.dir, "..", "..", "src", "cli.ts"), "sync"], {
+          env: { ...process.env, ...m.env },
+          stdout: "pipe",
+          stderr: "pipe",
+        }),
+      );
+      const codes = await Promise.all(procs.map((p) => p.exited));
+      const errs = await Promise.all(procs.map((p) => new Response(p.stderr).text()));
+      expect({ codes, errs }).toEqual({ codes: [0, 0, 0], errs: ["", "", ""] });
+    }
+    for (const m of machines) sync(m);
+    expect(new Set(machines.map(hash)).size).toBe(1);
+    expect(turns(machines[0]!)).toBe(6);
+  });
+
+  test("a sync killed at random moments ten times converges with integrity intact", async () => {
+    const { machines, remote } = world("killed", 2);
+    const [a, b] = machines as [Machine, Machine];
+    for (let s = 1; s <= 12; s++)
+      capture(
+        a,
+        sid(1, s),
+        "/srv/k",
+        Array.from({ length: 8 }, (_, i): [string, string] => [
+          `k${s} prompt ${i}`,
+          `reply ${"x".repeat(4000)} ${i}`,
+        ]),
+      );
+    sync(b, ["--remote", remote]);
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let k = 0; k < 10; k++) {
+      const who = k % 2 === 0 ? a : b;
+      const p = Bun.spawn(
+        [
+          "bun",
+          join(import.meta.dir, "..", "..", "src", "cli.ts"),
+          "sync",
+          ...(who === a ? ["--remote", remote] : []),
+        ],
+        {
+          env: { ...process.env, ...who.env },
+          stdout: "ignore",
+          stderr: "ignore",
+        },
+      );
+      await Bun.sleep(60 + Math.floor(rand() * 500));
+      p.kill("SIGKILL");
+      await p.exited;
+      for (const m of machines)
+        expect(read(m, (db) => db.query("PRAGMA integrity_check").get())).toEqual({ integrity_check: "ok" });
+    }
+    sync(a, ["--remote", remote]);
+    sync(b);
+    expect(turns(b)).toBe(96);
+    expect(hash(b)).toBe(hash(a));
+    sh(["git", "--git-dir", remote, "fsck", "--no-dangling"], gitEnv(a.home));
+  }, 60_000);
+});
+
+describe("one project across machines", () => {
+  function clones(name: string) {
+    const { machines, remote } = world(name, 2);
+    const env = gitEnv(machines[0]!.home);
+    const origin = join(root, name, "origin");
+    sh(["git", "init", "-q", origin], env);
+    sh(["git", "-C", origin, "commit", "-q", "--allow-empty", "-m", "root"], env);
+    const paths = machines.map((m) => {
+      const p = join(m.home, "code", "app");
+      sh(["git", "clone", "-q", origin, p], env);
+      return sh(["pwd", "-P"], env, p).trim();
+    });
+    return { machines: machines as [Machine, Machine], remote, paths: paths as [string, string] };
+  }
+
+  test("a clone at another path is the same project: search --project finds the other machine's turns", () => {
+    const { machines, remote, paths } = clones("identity");
+    const [desk, laptop] = machines;
+    capture(desk, sid(1, 1), paths[0], [["the desk decided on flamingo caching", "ok"]]);
+    capture(laptop, sid(2, 1), paths[1], [["laptop work", "ok"]]);
+    sync(desk, ["--remote", remote]);
+    sync(laptop, ["--remote", remote]);
+    const hit = tl(laptop, ["search", "flamingo", "--project", paths[1]]);
+    expect(hit.stdout).toContain("flamingo");
+    const project = read(laptop, (db) =>
+      db.query("SELECT project FROM sessions WHERE id = $s").get({ s: sid(1, 1) }),
+    );
+    expect(project).toEqual({ project: paths[1] });
+    const events = read(laptop, (db) =>
+      db.query("SELECT DISTINCT project FROM events WHERE origin_session_id = $s").all({ s: sid(1, 1) }),
+    );
+    for (const e of events) expect(e).toEqual({ project: paths[1] });
+  });
+
+  test("a baton made with /tl on the desk is picked up by the laptop's next session", () => {
+    const { machines, remote, paths } = clones("baton");
+    const [desk, laptop] = machines;
+    capture(desk, sid(1, 1), paths[0], [["desk: wire the parser", "done: the parser is wired"]]);
+    const transcript = join(
+      desk.home,
+      "claude",
+      "projects",
+      paths[0].replace(/[^A-Za-z0-9]/g, "-"),
+      `${sid(1, 1)}.jsonl`,
+    );
+    const payload = (session: string, cwd: string, extra: Record<string, unknown>) =>
+      JSON.stringify({
+        session_id: session,
+        transcript_path: transcript,
+        cwd,
+        permission_mode: "default",
+        ...extra,
+      });
+    const tlHook = (m: Machine, event: string, body: string, cwd: string) =>
+      Bun.spawnSync(["bun", join(import.meta.dir, "..", "..", "src", "cli.ts"), "hook", event], {
+        env: { ...process.env, ...m.env },
+        stdin: Buffer.from(body),
+        cwd,
+      });
+    tlHook(
+      desk,
+      "user-prompt-submit",
+      payload(sid(1, 1), paths[0], { hook_event_name: "UserPromptSubmit", prompt: "/tl" }),
+      paths[0],
+    );
+    expect(read(desk, (db) => db.query("SELECT session_id FROM handoff_batons").all())).toEqual([
+      { session_id: sid(1, 1) },
+    ]);
+    sync(desk, ["--remote", remote]);
+    sync(laptop, ["--remote", remote], paths[1]);
+    expect(read(laptop, (db) => db.query("SELECT project, session_id FROM handoff_batons").all())).toEqual([
+      { project: paths[1], session_id: sid(1, 1) },
+    ]);
+    const next = sid(2, 9);
+    const lt = join(laptop.home, `${next}.jsonl`);
+    const body = (extra: Record<string, unknown>) =>
+      JSON.stringify({
+        session_id: next,
+        transcript_path: lt,
+        cwd: paths[1],
+        permission_mode: "default",
+        ...extra,
+      });
+    tlHook(laptop, "session-start", body({ hook_event_name: "SessionStart", source: "startup" }), paths[1]);
+    Bun.sleepSync(20);
+    const out = tlHook(
+      laptop,
+      "user-prompt-submit",
+      body({ hook_event_name: "UserPromptSubmit", prompt: "go on" }),
+      paths[1],
+    );
+    expect(out.stdout.toString()).toContain("the parser is wired");
+    expect(read(laptop, (db) => db.query("SELECT count(*) AS n FROM handoff_batons").get())).toEqual({
+      n: 0,
+    });
+  });
+});

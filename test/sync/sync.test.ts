@@ -91,9 +91,13 @@ describe("sync between machines", () => {
 
   test("three machines syncing at once all succeed, and converge", async () => {
     const { machines, remote } = world("concurrent");
-    machines.forEach((m, i) => capture(m, sid(i + 1, 1), `/srv/c${i}`, [[`c${i}`, "r"]]));
+    machines.forEach((m, i) => {
+      capture(m, sid(i + 1, 1), `/srv/c${i}`, [[`c${i}`, "r"]]);
+    });
     for (const m of machines) sync(m, ["--remote", remote]);
-    machines.forEach((m, i) => capture(m, sid(i + 1, 2), `/srv/c${i}`, [[`more ${i}`, "r"]]));
+    machines.forEach((m, i) => {
+      capture(m, sid(i + 1, 2), `/srv/c${i}`, [[`more ${i}`, "r"]]);
+    });
     for (let round = 0; round < 2; round++) {
       const procs = machines.map((m) =>
         Bun.spawn(["bun", join(import.meta.dir, "..", "..", "src", "cli.ts"), "sync"], {

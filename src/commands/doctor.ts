@@ -32,6 +32,7 @@ import { type Check, renderDoctor, renderDoctorSession } from "../render/doctor.
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { defineCommand } from "./_define.ts";
 import { memoryChecks } from "./_doctor-memory.ts";
+import { syncCheck } from "./_doctor-sync.ts";
 import { readSettings } from "./_settings-file.ts";
 
 /** Is the first word of a hook command something that can run? */
@@ -411,6 +412,7 @@ export default defineCommand({
     }
     // Beside Claude Code's own memory: information, never a problem (_doctor-memory.ts).
     checks.push(...memoryChecks(process.env, path, settingsFiles));
+    checks.push(syncCheck(path));
     // Informational: where to see the memory (docs/ui.md).
     checks.push({
       name: "web view",

@@ -10,6 +10,7 @@
  * (it builds the floor and the binary, nothing else).
  * At the very end, the question benchmark (bench/questions.ts): recall of hand-written questions
  * by style and split; BENCH_ONLY=questions runs that section alone.
+ * Sync through a git remote (bench/sync.ts): BENCH_ONLY=sync runs it alone (BENCH_SYNC_SCALE).
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -21,9 +22,15 @@ import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } fr
 import { benchQuestions } from "./questions.ts";
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== "continuation" && only !== "client" && only !== "questions")
+if (
+  only !== undefined &&
+  only !== "continuation" &&
+  only !== "client" &&
+  only !== "questions" &&
+  only !== "sync"
+)
   throw new Error(
-    `BENCH_ONLY=${only}: the sections that run alone are "continuation", "client" and "questions"`,
+    `BENCH_ONLY=${only}: the sections that run alone are "continuation", "client", "questions" and "sync"`,
   );
 
 /**
@@ -318,6 +325,11 @@ if (only === "client") {
   console.log((await benchClientSection(await buildFloor(), await buildBinary())).table);
 } else if (only === "questions") {
   console.log(`\n${await benchQuestions()}`);
+} else if (only === "sync") {
+  const { benchSync, renderSync } = await import("./sync.ts");
+  const r = benchSync();
+  await Bun.write(join(WORK, "sync.json"), JSON.stringify({ ...r, at: new Date().toISOString() }, null, 1));
+  console.log(renderSync(r));
 } else {
   if (only !== "continuation") await benchTimings();
   await benchContinuation();

@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type Assembled, assemble } from "../core/assemble.ts";
+import { hostOfPath, isRolloutPath, rolloutLines, rolloutSessionId } from "../core/codex-rollout.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
 import { type RawLine, splitLines } from "../core/jsonl.ts";
 import type { DetailDraft, ToolCall, TurnDraft } from "../core/model.ts";
@@ -244,7 +245,7 @@ function redactReply(
 }
 
 export function sessionIdFromPath(path: string): string {
-  return basename(path).replace(/\.jsonl$/, "");
+  return rolloutSessionId(path) ?? basename(path).replace(/\.jsonl$/, "");
 }
 
 /** What a run decides from: the file's size, the cursor of earlier runs and whether it still holds. */
@@ -447,7 +448,10 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
 
   const { buf, lines, consumedTo, identity } = readLines(opts.path, start, size, cursor);
   if (resume && consumedTo <= cursor.offset) return null; // only an unterminated tail is new
-  const res = assemble(lines, { firstTurnNumber: firstNumber });
+  // A Codex rollout is read as the transcript entries it translates to (src/core/codex-rollout.ts).
+  const res = assemble(isRolloutPath(opts.path) ? rolloutLines(lines) : lines, {
+    firstTurnNumber: firstNumber,
+  });
   const notes = lineNotes(opts, { buf, start, lines, after: resume ? cursor.offset : -1 }, res);
 
   const origin = opts.sessionId ?? res.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path);
@@ -487,6 +491,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
       createdAt: res.firstTimestamp ?? opts.now,
       updatedAt: Math.max(res.lastTimestamp ?? 0, opts.now),
       title: res.title ? redact(res.title) : null,
+      host: hostOfPath(opts.path),
     },
     preamble:
       start === 0 ? { details: res.preamble.map(redactDetail), events: eventsOf(res.preambleCalls) } : null,

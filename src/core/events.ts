@@ -9,6 +9,7 @@
 import { bashEvents } from "./events/bash.ts";
 import { draft, type EventDraft, errorEvent, failed, summaryLine } from "./events/common.ts";
 import { fileEdit, fileWrite } from "./events/files.ts";
+import { patchEvents } from "./events/patch.ts";
 import {
   exitPlanEvents,
   questionEvents,
@@ -51,6 +52,8 @@ export function extractEvents(call: ToolCall): EventDraft[] {
   switch (call.name) {
     case "Write":
       return fileWrite(call, r);
+    case "apply_patch":
+      return patchEvents(call, r);
     case "TodoWrite":
       return todoEvents(call, r);
     case "TaskUpdate":

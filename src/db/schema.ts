@@ -441,4 +441,9 @@ INSERT INTO events_fts(events_fts, rank) VALUES ('hashsize', 8388608);
 -- written before (the web view then shows the reply's text before the turn's tool calls).
 ALTER TABLE details ADD COLUMN text_at INTEGER;
 `,
+  /* 13: which agent a session ran in (docs/hosts.md) */ `
+-- 'codex' for a session read from a Codex rollout; NULL is Claude Code (every session before).
+ALTER TABLE sessions ADD COLUMN host TEXT;
+UPDATE sessions SET host = 'codex' WHERE transcript_path LIKE '%/rollout-%.jsonl';
+`,
 ];

@@ -14,19 +14,30 @@ import {
 import { installExtras } from "../core/statusline-settings.ts";
 import { openForWrite } from "../db/open.ts";
 import { ingestedTranscripts } from "../db/queries/cursors.ts";
+import { ThroughlineError } from "../errors.ts";
 import { renderInstall } from "../render/install.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { installCodex, renderCodexInstall } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
 export default defineCommand({
   meta: {
     name: "install",
-    examples: ["throughline install", "throughline install --project --statusline"],
+    examples: [
+      "throughline install",
+      "throughline install --project --statusline",
+      "throughline install codex",
+    ],
     description:
-      "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code",
+      "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code; `install codex` registers and trusts its hooks with Codex",
   },
   args: {
+    host: {
+      type: "positional",
+      required: false,
+      description: "`codex` for Codex ($CODEX_HOME, default ~/.codex); Claude Code when left out",
+    },
     ...scopeArgs,
     statusline: {
       type: "boolean",
@@ -51,6 +62,7 @@ export default defineCommand({
     } finally {
       db.close();
     }
+    if (hostArg(args._) === "codex") return installForCodex(args.json === true);
     const target = settingsTarget(args.project);
     const invocation = selfInvocation();
     const file = readSettings(target.settings);
@@ -120,3 +132,16 @@ export default defineCommand({
     );
   },
 });
+
+/** The host named by the positional: `codex`, else Claude Code; anything else is refused. */
+export function hostArg(positionals: readonly unknown[]): "claude" | "codex" {
+  const h = positionals.length > 0 ? String(positionals[0]) : "claude";
+  if (h === "codex" || h === "claude" || h === "claude-code") return h === "codex" ? "codex" : "claude";
+  throw new ThroughlineError("E_USAGE", `unknown host "${h}" (expected codex, or nothing for Claude Code)`);
+}
+
+function installForCodex(json: boolean): void {
+  const report = installCodex(process.env, selfInvocation());
+  if (json) printJson({ schema: "throughline.install-codex.v1", ...report });
+  else console.log(renderCodexInstall(report));
+}

@@ -8,7 +8,6 @@ import type { Database } from "bun:sqlite";
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type Assembled, assemble } from "../core/assemble.ts";
-import { hostOfPath, isRolloutPath, rolloutLines, rolloutSessionId } from "../core/codex-rollout.ts";
 import { type EventDraft, extractEvents, redactEvent } from "../core/events.ts";
 import { type RawLine, splitLines } from "../core/jsonl.ts";
 import type { DetailDraft, ToolCall, TurnDraft } from "../core/model.ts";
@@ -244,8 +243,15 @@ function redactReply(
   };
 }
 
+/** Codex's rollouts (docs/hosts.md): their reader loads only for them, off Claude Code's hooks' graph. */
+function codexRollout(path: string): typeof import("../core/codex-rollout.ts") | null {
+  if (!basename(path).startsWith("rollout-")) return null;
+  const m = require("../core/codex-rollout.ts") as typeof import("../core/codex-rollout.ts");
+  return m.isRolloutPath(path) ? m : null;
+}
+
 export function sessionIdFromPath(path: string): string {
-  return rolloutSessionId(path) ?? basename(path).replace(/\.jsonl$/, "");
+  return codexRollout(path)?.rolloutSessionId(path) ?? basename(path).replace(/\.jsonl$/, "");
 }
 
 /** What a run decides from: the file's size, the cursor of earlier runs and whether it still holds. */
@@ -449,9 +455,8 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
   const { buf, lines, consumedTo, identity } = readLines(opts.path, start, size, cursor);
   if (resume && consumedTo <= cursor.offset) return null; // only an unterminated tail is new
   // A Codex rollout is read as the transcript entries it translates to (src/core/codex-rollout.ts).
-  const res = assemble(isRolloutPath(opts.path) ? rolloutLines(lines) : lines, {
-    firstTurnNumber: firstNumber,
-  });
+  const codex = codexRollout(opts.path);
+  const res = assemble(codex ? codex.rolloutLines(lines) : lines, { firstTurnNumber: firstNumber });
   const notes = lineNotes(opts, { buf, start, lines, after: resume ? cursor.offset : -1 }, res);
 
   const origin = opts.sessionId ?? res.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path);
@@ -491,7 +496,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
       createdAt: res.firstTimestamp ?? opts.now,
       updatedAt: Math.max(res.lastTimestamp ?? 0, opts.now),
       title: res.title ? redact(res.title) : null,
-      host: hostOfPath(opts.path),
+      host: codex ? "codex" : "claude",
     },
     preamble:
       start === 0 ? { details: res.preamble.map(redactDetail), events: eventsOf(res.preambleCalls) } : null,

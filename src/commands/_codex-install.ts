@@ -19,7 +19,16 @@ import {
 } from "../core/codex-hooks.ts";
 import type { Env } from "../core/paths.ts";
 import { hookProgram } from "../core/settings.ts";
+import { ThroughlineError } from "../errors.ts";
 import { readSettings, writeSettings } from "./_settings-file.ts";
+
+/** The host named by `install`'s and `uninstall`'s positional: `codex`, else Claude Code. */
+export function hostArg(positionals: readonly unknown[]): "claude" | "codex" {
+  const h = positionals.length > 0 ? String(positionals[0]) : "claude";
+  if (h === "codex") return "codex";
+  if (h === "claude" || h === "claude-code") return "claude";
+  throw new ThroughlineError("E_USAGE", `unknown host "${h}" (expected codex, or nothing for Claude Code)`);
+}
 
 export function codexHome(env: Env): string {
   return env.CODEX_HOME || `${env.HOME || env.USERPROFILE || "."}/.codex`;

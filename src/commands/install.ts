@@ -14,10 +14,9 @@ import {
 import { installExtras } from "../core/statusline-settings.ts";
 import { openForWrite } from "../db/open.ts";
 import { ingestedTranscripts } from "../db/queries/cursors.ts";
-import { ThroughlineError } from "../errors.ts";
 import { renderInstall } from "../render/install.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { installCodex, renderCodexInstall } from "./_codex-install.ts";
+import { hostArg, installCodex, renderCodexInstall } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
@@ -55,13 +54,7 @@ export default defineCommand({
     // Opened before anything is written: a database the hooks could not use (not a database, a
     // newer schema) stops install with nothing changed.
     const dbPath = databasePath(process.env, args.db);
-    const db = openForWrite(dbPath);
-    let ingested: ReturnType<typeof ingestedTranscripts>;
-    try {
-      ingested = ingestedTranscripts(db);
-    } finally {
-      db.close();
-    }
+    const ingested = openFirst(dbPath);
     if (hostArg(args._) === "codex") return installForCodex(args.json === true);
     const target = settingsTarget(args.project);
     const invocation = selfInvocation();
@@ -133,15 +126,18 @@ export default defineCommand({
   },
 });
 
-/** The host named by the positional: `codex`, else Claude Code; anything else is refused. */
-export function hostArg(positionals: readonly unknown[]): "claude" | "codex" {
-  const h = positionals.length > 0 ? String(positionals[0]) : "claude";
-  if (h === "codex" || h === "claude" || h === "claude-code") return h === "codex" ? "codex" : "claude";
-  throw new ThroughlineError("E_USAGE", `unknown host "${h}" (expected codex, or nothing for Claude Code)`);
-}
-
 function installForCodex(json: boolean): void {
   const report = installCodex(process.env, selfInvocation());
   if (json) printJson({ schema: "throughline.install-codex.v1", ...report });
   else console.log(renderCodexInstall(report));
+}
+
+/** The database, created (or found usable) before anything is written; what it has ingested. */
+function openFirst(dbPath: string): ReturnType<typeof ingestedTranscripts> {
+  const db = openForWrite(dbPath);
+  try {
+    return ingestedTranscripts(db);
+  } finally {
+    db.close();
+  }
 }

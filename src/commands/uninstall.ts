@@ -4,10 +4,9 @@ import { COMMAND_MARKER, removeHooks, removePermissions, slashCommands } from ".
 import { uninstallExtras } from "../core/statusline-settings.ts";
 import { renderUninstall } from "../render/install.ts";
 import { jsonArgs, printJson } from "./_args.ts";
-import { renderCodexUninstall, uninstallCodex } from "./_codex-install.ts";
+import { hostArg, renderCodexUninstall, uninstallCodex } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
-import { hostArg } from "./install.ts";
 
 export default defineCommand({
   meta: {

@@ -14,30 +14,7 @@
  */
 import { isObject, type Json, type JsonObject, parseLine, type RawLine, str } from "./jsonl.ts";
 
-/** `rollout-2026-12-06T04-00-52-<uuid>.jsonl`: the session id is the trailing uuid. */
-const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$/;
-
-/** The file name's last part (no node:path here: core is pure). */
-function baseName(path: string): string {
-  const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  return i >= 0 ? path.slice(i + 1) : path;
-}
-
-export function isRolloutPath(path: string): boolean {
-  return ROLLOUT_NAME.test(baseName(path));
-}
-
-/** The session id a rollout's name carries, or null for any other file. */
-export function rolloutSessionId(path: string): string | null {
-  return ROLLOUT_NAME.exec(baseName(path))?.[1] ?? null;
-}
-
-/** Which agent wrote a transcript: Codex's rollouts, else Claude Code's. */
-export type Host = "claude" | "codex";
-
-export function hostOfPath(path: string | null | undefined): Host {
-  return path && isRolloutPath(path) ? "codex" : "claude";
-}
+export { type Host, hostOfPath, isRolloutPath, rolloutSessionId } from "./host.ts";
 
 /** What older rollouts (without provenance) put in user messages that no person typed. */
 const HARNESS_USER_TEXT = /^\s*<(environment_context|user_instructions|user_shell_command|turn_aborted)\b/;

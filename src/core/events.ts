@@ -9,7 +9,6 @@
 import { bashEvents } from "./events/bash.ts";
 import { draft, type EventDraft, errorEvent, failed, summaryLine } from "./events/common.ts";
 import { fileEdit, fileWrite } from "./events/files.ts";
-import { patchEvents } from "./events/patch.ts";
 import {
   exitPlanEvents,
   questionEvents,
@@ -53,7 +52,8 @@ export function extractEvents(call: ToolCall): EventDraft[] {
     case "Write":
       return fileWrite(call, r);
     case "apply_patch":
-      return patchEvents(call, r);
+      // Codex's edits (docs/hosts.md): loaded only for them, off every hook's eager graph.
+      return (require("./events/patch.ts") as typeof import("./events/patch.ts")).patchEvents(call, r);
     case "TodoWrite":
       return todoEvents(call, r);
     case "TaskUpdate":

@@ -34,6 +34,12 @@ export function codexHome(env: Env): string {
   return env.CODEX_HOME || `${env.HOME || env.USERPROFILE || "."}/.codex`;
 }
 
+/** `$CODEX_HOME/sessions` when it holds anything: what `import` reads beside Claude Code's history. */
+export function codexSessions(env: Env): string[] {
+  const dir = join(codexHome(env), "sessions");
+  return existsSync(dir) ? [dir] : [];
+}
+
 /** Codex canonicalizes CODEX_HOME into its trust keys: the real path, once the folder exists. */
 function hooksJsonPath(env: Env): string {
   const home = codexHome(env);

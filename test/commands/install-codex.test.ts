@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { trustHash } from "../../src/commands/_codex-install.ts";
 import { CODEX_HOOKS, trustIdentity } from "../../src/core/codex-hooks.ts";
@@ -114,5 +114,22 @@ describe("install codex", () => {
     writeFileSync(path, readFileSync(path, "utf8").replace("hook stop", "hook stop "));
     const bad = runCli(["doctor"], { env: codexEnv(home) });
     expect(bad.stdout).toMatch(/codex trust: 1 hook\(s\) not trusted \(Stop\)/);
+  });
+});
+
+describe("import and codex", () => {
+  test("import reads $CODEX_HOME/sessions beside Claude Code's history, and a second import finds nothing new", () => {
+    using d = tempDir();
+    const home = join(d.path, "codex");
+    const day = join(home, "sessions", "2026", "12", "06");
+    mkdirSync(day, { recursive: true });
+    const fixture = join(import.meta.dir, "..", "fixtures", "codex");
+    for (const f of readdirSync(fixture)) writeFileSync(join(day, f), readFileSync(join(fixture, f)));
+    const env = { ...codexEnv(home), CLAUDE_CONFIG_DIR: join(d.path, "claude-none") };
+    const r = runCli(["import", "--json"], { env });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).totals.new_turns).toBe(7);
+    const again = JSON.parse(runCli(["import", "--json"], { env }).stdout);
+    expect(again.totals.new_turns).toBe(0);
   });
 });

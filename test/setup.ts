@@ -7,6 +7,7 @@ const root = mkdtempSync(join(tmpdir(), "throughline-test-"));
 process.env.HOME = join(root, "home");
 process.env.THROUGHLINE_HOME = join(root, "throughline");
 process.env.CLAUDE_CONFIG_DIR = join(root, "claude");
+process.env.CODEX_HOME = join(root, "codex");
 delete process.env.THROUGHLINE_DB;
 // Set in a Claude Code session's Bash: a test's hooks must not write the real session's env
 // file, and its reads must not default to the real session (docs/hooks.md).

@@ -243,8 +243,15 @@ function redactReply(
   };
 }
 
+/** Codex's rollouts (docs/hosts.md): their reader loads only for them, off Claude Code's hooks' graph. */
+function codexRollout(path: string): typeof import("../core/codex-rollout.ts") | null {
+  if (!basename(path).startsWith("rollout-")) return null;
+  const m = require("../core/codex-rollout.ts") as typeof import("../core/codex-rollout.ts");
+  return m.isRolloutPath(path) ? m : null;
+}
+
 export function sessionIdFromPath(path: string): string {
-  return basename(path).replace(/\.jsonl$/, "");
+  return codexRollout(path)?.rolloutSessionId(path) ?? basename(path).replace(/\.jsonl$/, "");
 }
 
 /** What a run decides from: the file's size, the cursor of earlier runs and whether it still holds. */
@@ -447,7 +454,9 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
 
   const { buf, lines, consumedTo, identity } = readLines(opts.path, start, size, cursor);
   if (resume && consumedTo <= cursor.offset) return null; // only an unterminated tail is new
-  const res = assemble(lines, { firstTurnNumber: firstNumber });
+  // A Codex rollout is read as the transcript entries it translates to (src/core/codex-rollout.ts).
+  const codex = codexRollout(opts.path);
+  const res = assemble(codex ? codex.rolloutLines(lines) : lines, { firstTurnNumber: firstNumber });
   const notes = lineNotes(opts, { buf, start, lines, after: resume ? cursor.offset : -1 }, res);
 
   const origin = opts.sessionId ?? res.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path);
@@ -487,6 +496,7 @@ function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan
       createdAt: res.firstTimestamp ?? opts.now,
       updatedAt: Math.max(res.lastTimestamp ?? 0, opts.now),
       title: res.title ? redact(res.title) : null,
+      host: codex ? "codex" : "claude",
     },
     preamble:
       start === 0 ? { details: res.preamble.map(redactDetail), events: eventsOf(res.preambleCalls) } : null,

@@ -30,6 +30,7 @@ import { errorLine, ThroughlineError } from "../errors.ts";
 import { stdoutColors } from "../render/colors.ts";
 import { type Check, renderDoctor, renderDoctorSession } from "../render/doctor.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { codexChecks } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { memoryChecks } from "./_doctor-memory.ts";
 import { syncCheck } from "./_doctor-sync.ts";
@@ -410,6 +411,8 @@ export default defineCommand({
         ...(found ? {} : { fix: `run \`${selfInvocation()} install\`` }),
       });
     }
+    // Codex, when it has a home here (docs/hosts.md): hooks present, trusted, their program found.
+    checks.push(...codexChecks(process.env));
     // Beside Claude Code's own memory: information, never a problem (_doctor-memory.ts).
     checks.push(...memoryChecks(process.env, path, settingsFiles));
     checks.push(syncCheck(path));

@@ -17,6 +17,7 @@ import { ThroughlineError } from "../errors.ts";
 import { renderImport, renderProgress } from "../render/ingest.ts";
 import { isTerminal } from "../render/tty.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { codexSessions } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 
 /** Claude Code names a project's folder after its path with every non-alphanumeric turned into `-`. */
@@ -52,7 +53,7 @@ export default defineCommand({
       "throughline import --from-export backup.jsonl",
     ],
     description:
-      "Ingest your existing Claude Code history ($CLAUDE_CONFIG_DIR/projects); resumable and idempotent",
+      "Ingest your existing Claude Code history ($CLAUDE_CONFIG_DIR/projects) and Codex's ($CODEX_HOME/sessions); resumable and idempotent",
   },
   args: {
     project: { type: "string", description: "Only the sessions of this project directory", valueHint: "dir" },
@@ -82,20 +83,27 @@ export default defineCommand({
   run({ args }) {
     if (args["from-export"] !== undefined) return importFromExport(args["from-export"], args);
     const root = join(claudeConfigDir(process.env), "projects");
-    if (!existsSync(root) || !statSync(root).isDirectory())
+    // Codex's rollouts too (docs/hosts.md), unless one project's folder is asked for.
+    const codex = args.project ? [] : codexSessions(process.env);
+    const claude = existsSync(root) && statSync(root).isDirectory();
+    if (!claude && codex.length === 0)
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history at ${root}`);
     let since: number | null = null;
     if (args.since) since = instantFlag("--since", args.since);
     const folder = args.project ? projectFolder(args.project) : null;
     if (folder && !existsSync(join(root, folder)))
       throw new ThroughlineError("E_NO_HISTORY", `no Claude Code history for ${args.project}`);
-    const entries = folder ? { folders: [folder], files: [] } : historyEntries(root);
+    const entries = folder
+      ? { folders: [folder], files: [] }
+      : claude
+        ? historyEntries(root)
+        : { folders: [], files: [] };
     const { keep, skipped } = partitionFolders(root, entries.folders, {
       env: process.env,
       excludes: parseExcludes(args.exclude),
       defaults: args["default-excludes"] !== false,
     });
-    const paths = [...keep, ...entries.files].map((name) => join(root, name));
+    const paths = [...[...keep, ...entries.files].map((name) => join(root, name)), ...codex];
     // Paused projects and sessions (docs/memory-control.md) are not captured from history either.
     const never = neverTranscriptFilter(process.env);
     const progress = !args.json && isTerminal(2);

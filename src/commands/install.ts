@@ -16,17 +16,27 @@ import { openForWrite } from "../db/open.ts";
 import { ingestedTranscripts } from "../db/queries/cursors.ts";
 import { renderInstall } from "../render/install.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
+import { hostArg, installCodex, renderCodexInstall } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
 export default defineCommand({
   meta: {
     name: "install",
-    examples: ["throughline install", "throughline install --project --statusline"],
+    examples: [
+      "throughline install",
+      "throughline install --project --statusline",
+      "throughline install codex",
+    ],
     description:
-      "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code",
+      "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code; `install codex` registers and trusts its hooks with Codex",
   },
   args: {
+    host: {
+      type: "positional",
+      required: false,
+      description: "`codex` for Codex ($CODEX_HOME, default ~/.codex); Claude Code when left out",
+    },
     ...scopeArgs,
     statusline: {
       type: "boolean",
@@ -44,13 +54,8 @@ export default defineCommand({
     // Opened before anything is written: a database the hooks could not use (not a database, a
     // newer schema) stops install with nothing changed.
     const dbPath = databasePath(process.env, args.db);
-    const db = openForWrite(dbPath);
-    let ingested: ReturnType<typeof ingestedTranscripts>;
-    try {
-      ingested = ingestedTranscripts(db);
-    } finally {
-      db.close();
-    }
+    const ingested = openFirst(dbPath);
+    if (hostArg(args._) === "codex") return installForCodex(args.json === true);
     const target = settingsTarget(args.project);
     const invocation = selfInvocation();
     const file = readSettings(target.settings);
@@ -120,3 +125,19 @@ export default defineCommand({
     );
   },
 });
+
+function installForCodex(json: boolean): void {
+  const report = installCodex(process.env, selfInvocation());
+  if (json) printJson({ schema: "throughline.install-codex.v1", ...report });
+  else console.log(renderCodexInstall(report));
+}
+
+/** The database, created (or found usable) before anything is written; what it has ingested. */
+function openFirst(dbPath: string): ReturnType<typeof ingestedTranscripts> {
+  const db = openForWrite(dbPath);
+  try {
+    return ingestedTranscripts(db);
+  } finally {
+    db.close();
+  }
+}

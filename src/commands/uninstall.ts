@@ -4,18 +4,33 @@ import { COMMAND_MARKER, removeHooks, removePermissions, slashCommands } from ".
 import { uninstallExtras } from "../core/statusline-settings.ts";
 import { renderUninstall } from "../render/install.ts";
 import { jsonArgs, printJson } from "./_args.ts";
+import { hostArg, renderCodexUninstall, uninstallCodex } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
 export default defineCommand({
   meta: {
     name: "uninstall",
-    examples: ["throughline uninstall"],
+    examples: ["throughline uninstall", "throughline uninstall codex"],
     description:
-      "Remove exactly what `throughline install` added (hooks, allow rules, slash commands); memory is kept",
+      "Remove exactly what `throughline install` added (hooks, allow rules, slash commands; with `codex`, Codex's hooks and their trust); memory is kept",
   },
-  args: { ...scopeArgs, ...jsonArgs },
+  args: {
+    host: {
+      type: "positional",
+      required: false,
+      description: "`codex` for Codex ($CODEX_HOME, default ~/.codex); Claude Code when left out",
+    },
+    ...scopeArgs,
+    ...jsonArgs,
+  },
   run({ args }) {
+    if (hostArg(args._) === "codex") {
+      const report = uninstallCodex(process.env);
+      if (args.json) return printJson({ schema: "throughline.uninstall-codex.v1", ...report });
+      console.log(renderCodexUninstall(report));
+      return;
+    }
     const target = settingsTarget(args.project);
     const file = readSettings(target.settings);
     const next = uninstallExtras(removePermissions(removeHooks(file.settings)));

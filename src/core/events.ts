@@ -51,6 +51,9 @@ export function extractEvents(call: ToolCall): EventDraft[] {
   switch (call.name) {
     case "Write":
       return fileWrite(call, r);
+    case "apply_patch":
+      // Codex's edits (docs/hosts.md): loaded only for them, off every hook's eager graph.
+      return (require("./events/patch.ts") as typeof import("./events/patch.ts")).patchEvents(call, r);
     case "TodoWrite":
       return todoEvents(call, r);
     case "TaskUpdate":

@@ -465,4 +465,9 @@ CREATE TABLE sync_projects (path TEXT PRIMARY KEY, key TEXT, checked_at INTEGER 
 CREATE TABLE sync_batons (session_id TEXT NOT NULL, created_at INTEGER NOT NULL,
   PRIMARY KEY (session_id, created_at)) WITHOUT ROWID;
 `,
+  /* 14: which agent a session ran in (docs/hosts.md) */ `
+-- 'codex' for a session read from a Codex rollout; NULL is Claude Code (every session before).
+ALTER TABLE sessions ADD COLUMN host TEXT;
+UPDATE sessions SET host = 'codex' WHERE transcript_path LIKE '%/rollout-%.jsonl';
+`,
 ];

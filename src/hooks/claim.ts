@@ -7,6 +7,7 @@
  * clearing at once claim what they would have claimed at their own SessionStart.
  */
 import type { Database } from "bun:sqlite";
+import { hostOfPath } from "../core/host.ts";
 import type { Env } from "../core/paths.ts";
 import type { StartIntent } from "../db/pending-marks.ts";
 import { insertPending } from "../db/queries/handoff.ts";
@@ -29,7 +30,7 @@ export function claimStart(db: Database, start: StartIntent, project: string | n
     choice = choosePredecessor(
       db,
       { sessionId: id, bornAt, client, promptId, project },
-      { newestFallback: source === "clear" },
+      { newestFallback: source === "clear", host: hostOfPath(start.transcript_path) },
     );
     // Some clients report a /clear as `startup`: only a link from the same client counts then.
     if (source !== "clear" && choice?.chosenBy !== "link") choice = null;

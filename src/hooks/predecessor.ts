@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { chooseClearLink, type LinkChoice, type LinkQuery } from "../core/handoff.ts";
+import { type Host, hostOfPath } from "../core/host.ts";
 import { claimedPredecessors, clearLinksNear, predecessorCandidates } from "../db/queries/handoff.ts";
 
 export const CHOICE_RANK = { link: 2, fallback: 1 } as const;
@@ -12,7 +13,7 @@ export const CHOICE_RANK = { link: 2, fallback: 1 } as const;
 export function choosePredecessor(
   db: Database,
   q: Omit<LinkQuery, "claimed">,
-  opts: { newestFallback: boolean },
+  opts: { newestFallback: boolean; host?: Host },
 ): LinkChoice | null {
   const claimed = claimedPredecessors(db, q.sessionId);
   const linked = chooseClearLink({ ...q, claimed }, clearLinksNear(db, q));
@@ -25,6 +26,9 @@ export function choosePredecessor(
       s.updated_at <= q.bornAt &&
       !claimed.has(s.id) &&
       s.transcript_path !== null &&
+      // Codex's /clear ends no session and links none: it continues the newest session of its
+      // own host in the project, never another agent's window (docs/hosts.md).
+      (opts.host === undefined || hostOfPath(s.transcript_path) === opts.host) &&
       // A ghost session never wrote its transcript (`Bun.file`: no node:fs on the hook path).
       Bun.file(s.transcript_path).size > 0,
   );

@@ -134,7 +134,7 @@ export async function runHook(
     });
     return {
       exitCode: 0,
-      stdout: out ?? "",
+      stdout: out ? hostOutput(event, out, payload) : "",
       stderr: "",
       ...(followUp ? { followUp } : {}),
       ...(afterClose ? { afterClose } : {}),
@@ -155,6 +155,16 @@ export async function runHook(
     // The commit is in the WAL; the checkpoint is left to a later writer (src/db/open.ts).
     if (db) closeWriter(db);
   }
+}
+
+/**
+ * In Codex, what reaches the model is the event's additionalContext (docs/hosts.md). Loaded only
+ * when a hook prints something: most print nothing.
+ */
+function hostOutput(event: string, out: string, payload: HookPayload): string {
+  const host = require("../core/host.ts") as typeof import("../core/host.ts");
+  const path = typeof payload.transcript_path === "string" ? payload.transcript_path : null;
+  return host.hostOfPath(path) === "codex" ? host.codexHookOutput(event, out) : out;
 }
 
 function closeWriter(db: Database): void {

@@ -24,6 +24,12 @@ export default async function sessionStart(ctx: HookContext): Promise<string | u
   const out = await recordStart(ctx);
   // After a compaction stdout is the push, for the model; the notice waits for a plain start.
   if (out !== undefined || ctx.payload.source === "compact") return out;
+  // The history notice counts Claude Code's transcripts, for Claude Code's screen.
+  if (
+    (require("../core/host.ts") as typeof import("../core/host.ts")).hostOfPath(ctx.transcriptPath) ===
+    "codex"
+  )
+    return undefined;
   // Once: the history not in memory yet, for the user (src/hooks/history-notice.ts). After the
   // first time this is one stat of the marker.
   if (await Bun.file(historyNoticePath(ctx.env)).exists()) return undefined;

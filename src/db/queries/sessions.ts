@@ -8,6 +8,8 @@ export interface SessionRow {
   updated_at: number;
   merged_into: string | null;
   title: string | null;
+  /** 'codex' for a Codex session; null is Claude Code (schema 14, docs/hosts.md). */
+  host?: string | null;
 }
 
 export interface SessionUpsert {
@@ -17,6 +19,8 @@ export interface SessionUpsert {
   createdAt: number;
   updatedAt: number;
   title?: string | null;
+  /** Which agent wrote its transcript; "claude" is stored as NULL. Set once, never cleared. */
+  host?: "claude" | "codex";
 }
 
 /**
@@ -26,14 +30,15 @@ export interface SessionUpsert {
  */
 export function upsertSession(db: Database, s: SessionUpsert): void {
   db.query(
-    `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, title)
-     VALUES ($id, $project, $path, $created, $updated, $title)
+    `INSERT INTO sessions (id, project, transcript_path, created_at, updated_at, title, host)
+     VALUES ($id, $project, $path, $created, $updated, $title, $host)
      ON CONFLICT(id) DO UPDATE SET
        project = coalesce(sessions.project, excluded.project),
        transcript_path = coalesce(excluded.transcript_path, sessions.transcript_path),
        created_at = min(sessions.created_at, excluded.created_at),
        updated_at = max(sessions.updated_at, excluded.updated_at),
-       title = coalesce(excluded.title, sessions.title)`,
+       title = coalesce(excluded.title, sessions.title),
+       host = coalesce(sessions.host, excluded.host)`,
   ).run({
     id: s.id,
     project: s.project,
@@ -41,6 +46,7 @@ export function upsertSession(db: Database, s: SessionUpsert): void {
     created: s.createdAt,
     updated: s.updatedAt,
     title: s.title ?? null,
+    host: s.host === "codex" ? "codex" : null,
   });
 }
 

@@ -1,0 +1,40 @@
+/**
+ * Which agent a session runs in (docs/hosts.md), told by its transcript's name: Codex writes
+ * `rollout-<YYYY-MM-DDTHH-MM-SS>-<id>.jsonl`, Claude Code `<id>.jsonl`. No imports: the hook
+ * runner asks it on every hook.
+ */
+export type Host = "claude" | "codex";
+
+const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$/;
+
+function baseName(path: string): string {
+  const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return i >= 0 ? path.slice(i + 1) : path;
+}
+
+export function isRolloutPath(path: string): boolean {
+  return ROLLOUT_NAME.test(baseName(path));
+}
+
+/** The session id a rollout's name carries, or null for any other file. */
+export function rolloutSessionId(path: string): string | null {
+  return ROLLOUT_NAME.exec(baseName(path))?.[1] ?? null;
+}
+
+export function hostOfPath(path: string | null | undefined): Host {
+  return path && isRolloutPath(path) ? "codex" : "claude";
+}
+
+/** Codex's cut: an additionalContext past ~10,000 characters loses its middle (the push is ≤ 9,500). */
+export const CODEX_CONTEXT_CUT = 10_000;
+
+/**
+ * What a hook prints for Codex: text for the model goes as `hookSpecificOutput.additionalContext`
+ * of its event (Codex hands it to the model as a developer message); JSON a handler already made
+ * (a `systemMessage`) is left as it is.
+ */
+export function codexHookOutput(event: string, text: string): string {
+  if (text.startsWith("{")) return text;
+  const hookEventName = event === "session-start" ? "SessionStart" : "UserPromptSubmit";
+  return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } });
+}

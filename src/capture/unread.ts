@@ -5,7 +5,7 @@
  * push after a compaction and the handoff find nothing to do here.
  */
 import type { Database } from "bun:sqlite";
-import { noteRead, type ReadState, readMarked } from "../db/pending-marks.ts";
+import { noteRead, type ReadState, readMarked } from "../db/marks/read.ts";
 import type { CursorRow } from "../db/queries/capture.ts";
 
 /** The cursor row: its queries load only for a question the marks did not answer. */
@@ -48,7 +48,7 @@ export function sessionMayHaveGrown(db: Database, path: string): boolean {
 
 /**
  * The same answer without SQLite, from the read mark a writer left after its commit
- * (src/db/pending-marks.ts): true only when this very state of the transcript (path, size,
+ * (src/db/marks/): true only when this very state of the transcript (path, size,
  * modification time) was marked read and no subagents folder is beside it. Any doubt is false:
  * ask the database.
  */

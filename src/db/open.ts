@@ -4,7 +4,9 @@
  */
 import { constants, Database } from "bun:sqlite";
 import { ThroughlineError } from "../errors.ts";
-import { dropReadMarks, ensureMarks, fileOf } from "./pending-marks.ts";
+import { ensureMarks } from "./marks/pending.ts";
+import { dropReadMarks } from "./marks/read.ts";
+import { fileOf } from "./marks/store.ts";
 import { readTransaction, writeTransaction } from "./tx.ts";
 import { SCHEMA_VERSION, schemaVersion } from "./version.ts";
 

@@ -41,7 +41,7 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   // The worker's commit changed what the status line reads: it reads it again once this process
   // has closed the database (docs/monitor.md, "Kept facts"), so the next line need not.
   if (ctx.env[HOOK_WORKER_ENV] === "1") {
-    const { refreshStatus } = await import("../db/pending-marks.ts");
+    const { refreshStatus } = await import("../db/status-facts.ts");
     const { databasePath } = await import("../core/paths.ts");
     ctx.afterClose?.(() => refreshStatus(databasePath(ctx.env), ctx.sessionId));
   }

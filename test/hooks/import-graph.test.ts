@@ -36,22 +36,24 @@ const FORBIDDEN = [
 // that extracts activity (the ingesting ones and post-tool-use), the same code in more files.
 const BUDGET: Record<string, number> = {
   // SessionStart writes its intent into the pending mark; the claim (src/hooks/claim.ts) and the
-  // database load only where the marks are not kept yet: 17 → 10.
-  "session-start": 10,
-  // +1 each: the pending-handoff marks (src/db/pending-marks.ts), which spare an ordinary
+  // database load only where the marks are not kept yet: 17 → 10. +2: the marks split by record
+  // kind (src/db/marks/: the directory's store, the intents, the compaction record), the same code.
+  "session-start": 12,
+  // +1 each: the pending-handoff marks (src/db/marks/), which spare an ordinary
   // prompt the database and SessionEnd nothing (it reaches them through the handoff queries).
   "user-prompt-submit": 13,
   // +1: ingest opens its transactions through the one helper (src/db/tx.ts), as every writer does.
   // +1 each that ingests: the compact forms a turn's rows are stored in (src/db/row-forms.ts).
-  // +2 each that ingests, +1 for PreCompact: the read marks (src/db/pending-marks.ts), which a
+  // +2 each that ingests, +1 for PreCompact: the read marks (src/db/marks/), which a
   // session's ingest leaves after its commit (src/capture/unread.ts) and PreCompact and SessionEnd
   // read before SQLite.
-  stop: 41,
+  // +1 each that ingests: the marks split by record kind (src/db/marks/store.ts beside read.ts).
+  stop: 42,
   // PreCompact and SessionEnd ask the read mark, then the cursor and one stat (src/capture/unread.ts),
   // and load the ingest only when the transcripts may hold unread bytes: 32 → 11 and 36 → 15.
   "pre-compact": 11,
   "session-end": 15,
-  "subagent-stop": 34,
+  "subagent-stop": 35,
   "post-tool-use": 25,
   "pre-tool-use": 14,
 };
@@ -116,7 +118,7 @@ describe("hook import graph", () => {
 
   test("an ordinary prompt loads no built-in module: not node:fs (~2 ms cold), not even bun:sqlite", () => {
     // The static graph of the prompt path, built-ins included: the pending-handoff marks answer an
-    // ordinary prompt (src/db/pending-marks.ts); SQLite loads only when the database is opened.
+    // ordinary prompt (src/db/marks/); SQLite loads only when the database is opened.
     const { builtins } = fullGraph([join(hooksDir, "run.ts"), join(hooksDir, "user-prompt-submit.ts")]);
     expect(builtins).toEqual([]);
   });
@@ -156,7 +158,9 @@ describe("hook import graph", () => {
     expect(local).not.toContain("src/capture/transcript-tail.ts");
     expect(local).not.toContain("src/db/open.ts");
     expect(builtins).toEqual([]);
-    expect(local.length).toBeLessThanOrEqual(8);
+    // 8 → 10: the marks split by record kind (src/db/marks/ store, pending, status) and the read
+    // they fall back on kept above them (src/db/status-facts.ts), the same code in more files.
+    expect(local.length).toBeLessThanOrEqual(10);
   });
 
   for (const entry of entries)

@@ -20,8 +20,8 @@ import type { StartIntent } from "../src/db/marks/pending.ts";
 import { databaseState } from "../src/db/marks/status.ts";
 import { SETTLED_MS } from "../src/db/marks/store.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
+import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../src/hooks/flags.ts";
 import { preparePush } from "../src/hooks/prepared-push.ts";
-import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../src/hooks/run.ts";
 import { TranscriptBuilder } from "../test/helpers/transcript.ts";
 import { measure, WORK } from "./lib.ts";
 

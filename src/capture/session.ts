@@ -4,7 +4,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { type IngestResult, ingestSubagent, ingestTranscript, subagentFiles } from "./ingest.ts";
-import { markRead } from "./unread.ts";
+import { markRead } from "./read-state.ts";
 
 export function ingestSession(
   db: Database,

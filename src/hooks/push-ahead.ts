@@ -26,7 +26,7 @@ import { readCompaction, writeCompaction } from "../db/marks/compaction.ts";
 import { readIntents } from "../db/marks/pending.ts";
 import { VERSION } from "../version.ts";
 import type { HookContext, HookPayload } from "./context.ts";
-import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
+import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./flags.ts";
 
 /** How long the rehearsal waits for the files to settle before it gives up (a busy machine or window). */
 const SETTLE_LIMIT_MS = 2000;

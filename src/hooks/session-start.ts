@@ -3,7 +3,7 @@ import { hasCompaction } from "../db/marks/compaction.ts";
 import { type StartIntent, writeIntent } from "../db/marks/pending.ts";
 import { clientProcess } from "./client.ts";
 import type { HookContext } from "./context.ts";
-import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
+import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./flags.ts";
 
 /**
  * SessionStart only records intent: Claude Code sometimes fires a second, ghost SessionStart

@@ -8,7 +8,7 @@ import { countChainTurns } from "../db/queries/chain.ts";
 import { resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./context.ts";
-import { HOOK_WORKER_ENV } from "./run.ts";
+import { HOOK_WORKER_ENV } from "./flags.ts";
 
 /** docs/contract.md#capture flush race: Claude Code may fire Stop before the last text reaches the file. */
 export const FLUSH_WAIT_MS = 2000;

@@ -13,7 +13,8 @@ import { installExtras, isOurStatusline, uninstallExtras } from "../../src/core/
 import { databaseState } from "../../src/db/marks/status.ts";
 import { SETTLED_MS } from "../../src/db/marks/store.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { HOOK_WORKER_ENV, runHook } from "../../src/hooks/run.ts";
+import { HOOK_WORKER_ENV } from "../../src/hooks/flags.ts";
+import { runHook } from "../../src/hooks/run.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
 import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";

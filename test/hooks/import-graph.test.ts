@@ -34,27 +34,30 @@ const FORBIDDEN = [
 // core/events.ts (840 lines) split along its sections into seven modules under core/events/
 // (shared helpers, files, git, tests, bash, tasks, PostToolUse payloads): +7 for every event
 // that extracts activity (the ingesting ones and post-tool-use), the same code in more files.
+// +1 for every event: the follow-ups' flags (src/hooks/flags.ts) below run.ts and the handlers,
+// ending the hooks ↔ run.ts cycle (issue 46); +1 where the ingest or the unread check loads: the
+// cursor and read-mark state (src/capture/read-state.ts) below both, ending unread ↔ session.
 const BUDGET: Record<string, number> = {
   // SessionStart writes its intent into the pending mark; the claim (src/hooks/claim.ts) and the
   // database load only where the marks are not kept yet: 17 → 10. +2: the marks split by record
   // kind (src/db/marks/: the directory's store, the intents, the compaction record), the same code.
-  "session-start": 12,
+  "session-start": 13,
   // +1 each: the pending-handoff marks (src/db/marks/), which spare an ordinary
   // prompt the database and SessionEnd nothing (it reaches them through the handoff queries).
-  "user-prompt-submit": 13,
+  "user-prompt-submit": 14,
   // +1: ingest opens its transactions through the one helper (src/db/tx.ts), as every writer does.
   // +1 each that ingests: the compact forms a turn's rows are stored in (src/db/row-forms.ts).
   // +2 each that ingests, +1 for PreCompact: the read marks (src/db/marks/), which a
   // session's ingest leaves after its commit (src/capture/unread.ts) and PreCompact and SessionEnd
   // read before SQLite.
   // +1 each that ingests: the marks split by record kind (src/db/marks/store.ts beside read.ts).
-  stop: 42,
+  stop: 43,
   // PreCompact and SessionEnd ask the read mark, then the cursor and one stat (src/capture/unread.ts),
   // and load the ingest only when the transcripts may hold unread bytes: 32 → 11 and 36 → 15.
-  "pre-compact": 11,
+  "pre-compact": 12,
   "session-end": 15,
-  "subagent-stop": 35,
-  "post-tool-use": 25,
+  "subagent-stop": 36,
+  "post-tool-use": 26,
   "pre-tool-use": 14,
 };
 

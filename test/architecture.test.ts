@@ -32,6 +32,9 @@ function localImports(file: string, lazy = false): string[] {
 
 const rel = (f: string) => relative(REPO, f);
 
+/** The longest a file in src/ may be: one job per file (issue 46). */
+const MAX_FILE_LINES = 500;
+
 /** The longest a function may be; the ones longer today are listed in LONG_FUNCTIONS. */
 const MAX_FUNCTION_LINES = 80;
 
@@ -123,6 +126,14 @@ describe("architecture (docs/architecture.md)", () => {
     };
     for (const f of files) if (!state.has(f)) visit(f);
     expect(cycles).toEqual([]);
+  });
+
+  test(`no file in src/ over ${MAX_FILE_LINES} lines`, () => {
+    const long = files
+      .map((f) => ({ f: rel(f), lines: readFileSync(f, "utf8").split("\n").length - 1 }))
+      .filter((x) => x.lines > MAX_FILE_LINES)
+      .map((x) => `${x.f}: ${x.lines}`);
+    expect(long).toEqual([]);
   });
 
   test("the cycle scan sees lazy imports: import() and require()", () => {

@@ -51,12 +51,14 @@ const BUDGET: Record<string, number> = {
   // session's ingest leaves after its commit (src/capture/unread.ts) and PreCompact and SessionEnd
   // read before SQLite.
   // +1 each that ingests: the marks split by record kind (src/db/marks/store.ts beside read.ts).
-  stop: 43,
+  // +3 each that ingests: capture/ingest.ts split where its jobs part (the file against its cursor,
+  // the plan, the subagents' ingest), the same code in more files.
+  stop: 46,
   // PreCompact and SessionEnd ask the read mark, then the cursor and one stat (src/capture/unread.ts),
   // and load the ingest only when the transcripts may hold unread bytes: 32 → 11 and 36 → 15.
   "pre-compact": 12,
   "session-end": 15,
-  "subagent-stop": 36,
+  "subagent-stop": 39,
   "post-tool-use": 26,
   "pre-tool-use": 14,
 };

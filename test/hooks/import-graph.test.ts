@@ -52,14 +52,15 @@ const BUDGET: Record<string, number> = {
   // read before SQLite.
   // +1 each that ingests: the marks split by record kind (src/db/marks/store.ts beside read.ts).
   // +3 each that ingests: capture/ingest.ts split where its jobs part (the file against its cursor,
-  // the plan, the subagents' ingest), the same code in more files.
-  stop: 46,
+  // the plan, the subagents' ingest), the same code in more files. +1 each that redacts: the
+  // redaction catalogue as data (src/core/redact-rules.ts) apart from its engine.
+  stop: 47,
   // PreCompact and SessionEnd ask the read mark, then the cursor and one stat (src/capture/unread.ts),
   // and load the ingest only when the transcripts may hold unread bytes: 32 → 11 and 36 → 15.
   "pre-compact": 12,
   "session-end": 15,
-  "subagent-stop": 39,
-  "post-tool-use": 26,
+  "subagent-stop": 40,
+  "post-tool-use": 27,
   "pre-tool-use": 14,
 };
 
@@ -139,6 +140,7 @@ describe("hook import graph", () => {
   test("the handoff loads neither the redactor (~1 ms cold) nor node:fs or node:path until it needs them", () => {
     const { local, builtins } = fullGraph([join(hooksDir, "handoff.ts")]);
     expect(local).not.toContain("src/core/redact.ts");
+    expect(local).not.toContain("src/core/redact-rules.ts");
     expect(builtins.filter((b) => b.startsWith("node:"))).toEqual([]);
   });
 

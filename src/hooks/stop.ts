@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { hasLastMessage, ingestSession } from "../capture/session.ts";
-import { WINDOW_TURNS } from "../core/context.ts";
 import { redact } from "../core/redact.ts";
 import { sessionIndexEnabled } from "../core/session-index.ts";
+import { WINDOW_TURNS } from "../core/turn-block.ts";
 import { storedFinalText } from "../db/queries/capture.ts";
 import { countChainTurns } from "../db/queries/chain.ts";
 import { resolveLive } from "../db/queries/sessions.ts";

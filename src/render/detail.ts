@@ -5,8 +5,8 @@
  */
 
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
-import { PULL_MAX_BYTES, turnKey } from "../core/context.ts";
 import { cutChars, plural, sliceBytes, utf8Length } from "../core/text.ts";
+import { PULL_MAX_BYTES, turnKey } from "../core/turn-block.ts";
 import type { DetailRow, TurnText } from "../db/queries/chain.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 import { nextPageLine } from "./pull.ts";

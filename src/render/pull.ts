@@ -4,19 +4,19 @@
  * Plain text a model can read; style only decorates headings when stdout is a terminal.
  */
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
+import { truncationSuffix } from "../core/context.ts";
+import { shellQuote } from "../core/invocation.ts";
+import { fit, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
+import { FULL_FORM, PUSH_FORM } from "../core/tool-digest.ts";
 import {
   type DetailCount,
   PULL_MAX_BYTES,
   renderTurnBlock,
   TOOLS_FULL_MAX,
   TOOLS_PUSH_MAX,
-  truncationSuffix,
   turnKey,
   turnToolLine,
-} from "../core/context.ts";
-import { shellQuote } from "../core/invocation.ts";
-import { fit, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
-import { FULL_FORM, PUSH_FORM } from "../core/tool-digest.ts";
+} from "../core/turn-block.ts";
 import type { LoadedTurn, SummaryRow } from "../db/queries/chain.ts";
 import { type Colors, PLAIN_COLORS } from "./colors.ts";
 

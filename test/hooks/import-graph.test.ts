@@ -53,8 +53,9 @@ const BUDGET: Record<string, number> = {
   // +1 each that ingests: the marks split by record kind (src/db/marks/store.ts beside read.ts).
   // +3 each that ingests: capture/ingest.ts split where its jobs part (the file against its cursor,
   // the plan, the subagents' ingest), the same code in more files. +1 each that redacts: the
-  // redaction catalogue as data (src/core/redact-rules.ts) apart from its engine.
-  stop: 47,
+  // redaction catalogue as data (src/core/redact-rules.ts) apart from its engine. +1: the limits
+  // and one turn's block (src/core/turn-block.ts) apart from the push's composer.
+  stop: 48,
   // PreCompact and SessionEnd ask the read mark, then the cursor and one stat (src/capture/unread.ts),
   // and load the ingest only when the transcripts may hold unread bytes: 32 → 11 and 36 → 15.
   "pre-compact": 12,

@@ -7,15 +7,11 @@
  */
 import type { Database } from "bun:sqlite";
 import type { TimeWindow } from "../../core/clock.ts";
-import {
-  type ChainTurn,
-  type ContextInput,
-  type DetailCount,
-  isControlCommand,
-  WINDOW_TURNS,
-} from "../../core/context.ts";
+import type { ContextInput } from "../../core/context.ts";
 import { selfInvocation } from "../../core/invocation.ts";
+import { isControlCommand } from "../../core/push-header.ts";
 import type { ToolUse } from "../../core/tool-digest.ts";
+import { type ChainTurn, type DetailCount, WINDOW_TURNS } from "../../core/turn-block.ts";
 import { ThroughlineError } from "../../errors.ts";
 import type { Scope } from "../project.ts";
 import { FINAL_TEXT } from "../row-forms.ts";

@@ -3,14 +3,8 @@ import { commandLine, selfInvocation, shellQuote } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { withReader } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
-import {
-  detailsOf,
-  itemOf,
-  resolveChain,
-  scopeSpan,
-  type TurnText,
-  turnsDuring,
-} from "../db/queries/chain.ts";
+import { resolveChain, type TurnText } from "../db/queries/chain.ts";
+import { detailsOf, itemOf, scopeSpan, turnsDuring } from "../db/queries/scope.ts";
 import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
 import { type DetailView, detailJson, renderDetail, renderItem } from "../render/detail.ts";

@@ -7,7 +7,8 @@
  */
 import { formatStamp } from "../core/activity-query.ts";
 import { formatIso } from "../core/clock.ts";
-import { type SearchHit, type SearchKind, snippet, type Term } from "../core/search.ts";
+import type { SearchHit, SearchKind } from "../core/search.ts";
+import { snippet, type Term } from "../core/snippet.ts";
 import { fit, plural, utf8Length } from "../core/text.ts";
 import { PULL_MAX_BYTES } from "../core/turn-block.ts";
 

@@ -74,7 +74,7 @@ function prefixCrc(fd: number, end: number): number {
  * a few microseconds. Another file at the path (a restore, a sync tool, an editor that writes a
  * new file) is checked on all of them, once: a byte-identical copy keeps its cursor instead of
  * being read again from byte 0, and a copy whose earlier bytes differ is read again
- * (docs/benchmarks.md, "Where a Stop resumes").
+ * (docs/benchmarks-history.md, "Where a Stop resumes").
  */
 function cursorStillValid(
   path: string,

@@ -16,10 +16,12 @@ import { ingestTranscript } from "../src/capture/ingest.ts";
 import { ingestSession } from "../src/capture/session.ts";
 import { shellQuote } from "../src/core/invocation.ts";
 import { hookCommand } from "../src/core/settings.ts";
+import type { StartIntent } from "../src/db/marks/pending.ts";
+import { databaseState } from "../src/db/marks/status.ts";
+import { SETTLED_MS } from "../src/db/marks/store.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
-import { databaseState, SETTLED_MS, type StartIntent } from "../src/db/pending-marks.ts";
+import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../src/hooks/flags.ts";
 import { preparePush } from "../src/hooks/prepared-push.ts";
-import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../src/hooks/run.ts";
 import { TranscriptBuilder } from "../test/helpers/transcript.ts";
 import { measure, WORK } from "./lib.ts";
 
@@ -58,7 +60,7 @@ function copyDb(from: string, to: string): void {
       fsyncSync(fd);
       closeSync(fd);
     }
-  // The pending marks go with their database (src/db/pending-marks.ts).
+  // The pending marks go with their database (src/db/marks/).
   if (existsSync(`${from}-pending`)) cpSync(`${from}-pending`, `${to}-pending`, { recursive: true });
 }
 
@@ -186,7 +188,7 @@ export async function benchHooks(opts: { bin: string; runs: number }) {
   removeDb(chainTemplate);
   {
     const db = openForWrite(chainTemplate);
-    // As the session's Stops read it, leaving the read mark (src/db/pending-marks.ts).
+    // As the session's Stops read it, leaving the read mark (src/db/marks/).
     ingestSession(db, {
       path: chainTranscript,
       sessionId: chainId,

@@ -79,6 +79,11 @@ async function resolvePath(words: readonly string[], strict: boolean): Promise<[
   return [cmd, path];
 }
 
+/** What every command's context carries in `data`: the CLI shell's services a command may not import. */
+export interface CliData {
+  printHelp: typeof printHelp;
+}
+
 /** Print the help of the command `words` name (all of them must name one when `strict`). */
 export async function printHelp(words: readonly string[], toStderr = false, strict = false): Promise<void> {
   const [cmd, path] = await resolvePath(words, strict);
@@ -147,7 +152,10 @@ async function runCommand(cmd: AnyCommand, rawArgs: string[], path: string[]): P
   const args = (
     cmd.run || cmd.setup || cmd.cleanup ? parseArgs(rawArgs, defs, path) : { _: [] }
   ) as CommandContext["args"];
-  const context: CommandContext = { rawArgs, args, cmd, data: undefined };
+  // `data` hands the help renderer down to the `help` command, which cannot import this module
+  // (it sits below the command map this module imports: no cycle, lazy ones included).
+  const data: CliData = { printHelp };
+  const context: CommandContext = { rawArgs, args, cmd, data };
   let runError: unknown;
   try {
     await cmd.setup?.(context);

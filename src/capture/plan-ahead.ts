@@ -10,7 +10,7 @@
  * instead, so a worker never changes what is written, only when it is computed.
  */
 import type { CursorRow } from "../db/queries/capture.ts";
-import type { IngestOptions, PlannedRun } from "./ingest.ts";
+import type { IngestOptions, PlannedRun } from "./ingest-plan.ts";
 
 /** The files to plan, by their place in the writer's order. */
 export interface PlanJobs {
@@ -158,7 +158,7 @@ export function servePlans(data: {
   throughlinePlanPort: import("node:worker_threads").MessagePort;
   sab: SharedArrayBuffer;
 }): void {
-  const { planAhead } = require("./ingest.ts") as typeof import("./ingest.ts");
+  const { planAhead } = require("./ingest-plan.ts") as typeof import("./ingest-plan.ts");
   const port = data.throughlinePlanPort;
   const flag = new Int32Array(data.sab);
   port.on("message", (req: Request) => {

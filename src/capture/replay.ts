@@ -11,7 +11,9 @@ import { getCursor } from "../db/queries/capture.ts";
 import { originCounts } from "../db/queries/counts.ts";
 import { beginDeferral, type DeferralOwner, endDeferral, indexDeferred } from "../db/queries/fts-deferral.ts";
 import { ThroughlineError } from "../errors.ts";
-import { type IngestOptions, type IngestResult, ingestSubagent, ingestTranscript } from "./ingest.ts";
+import { type IngestResult, ingestTranscript } from "./ingest.ts";
+import type { IngestOptions } from "./ingest-plan.ts";
+import { ingestSubagent } from "./ingest-subagent.ts";
 import { PlanAhead } from "./plan-ahead.ts";
 import { headEntries } from "./transcript-head.ts";
 

@@ -3,8 +3,9 @@
  * Stop, PreCompact, SessionEnd and SubagentStop hooks.
  */
 import type { Database } from "bun:sqlite";
-import { type IngestResult, ingestSubagent, ingestTranscript, subagentFiles } from "./ingest.ts";
-import { markRead } from "./unread.ts";
+import { type IngestResult, ingestTranscript } from "./ingest.ts";
+import { ingestSubagent, subagentFiles } from "./ingest-subagent.ts";
+import { markRead } from "./read-state.ts";
 
 export function ingestSession(
   db: Database,

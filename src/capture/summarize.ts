@@ -8,7 +8,6 @@ import type { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { formatIso } from "../core/clock.ts";
-import { WINDOW_TURNS } from "../core/context.ts";
 import { type Env, throughlineHome } from "../core/paths.ts";
 import { redact } from "../core/redact.ts";
 import {
@@ -23,6 +22,7 @@ import {
   summaryInput,
   utcDayStart,
 } from "../core/summarize.ts";
+import { WINDOW_TURNS } from "../core/turn-block.ts";
 import { putSkeleton } from "../db/queries/skeletons.ts";
 import { attemptsSince, type BackendCounts, claimNextTurn, summaryCounts } from "../db/queries/summaries.ts";
 

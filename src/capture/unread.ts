@@ -5,27 +5,8 @@
  * push after a compaction and the handoff find nothing to do here.
  */
 import type { Database } from "bun:sqlite";
-import { noteRead, type ReadState, readMarked } from "../db/pending-marks.ts";
-import type { CursorRow } from "../db/queries/capture.ts";
-
-/** The cursor row: its queries load only for a question the marks did not answer. */
-function getCursor(db: Database, path: string): CursorRow | null {
-  return (require("../db/queries/capture.ts") as typeof import("../db/queries/capture.ts")).getCursor(
-    db,
-    path,
-  );
-}
-
-/** The file's size and modification time, natively. */
-function stateOf(path: string): ReadState {
-  const f = Bun.file(path);
-  return { path, size: f.size, mtime: f.lastModified };
-}
-
-/** Same size and not modified since the cursor's read: nothing to read. */
-function grownSince(s: ReadState, cursor: CursorRow | null): boolean {
-  return cursor === null || s.size !== cursor.size || !(s.mtime <= cursor.updated_at);
-}
+import { readMarked } from "../db/marks/read.ts";
+import { getCursor, grownSince, stateOf } from "./read-state.ts";
 
 /** A subagents folder that exists: its files have cursors of their own, which only the ingest checks. */
 function hasSubagents(path: string): boolean {
@@ -48,22 +29,13 @@ export function sessionMayHaveGrown(db: Database, path: string): boolean {
 
 /**
  * The same answer without SQLite, from the read mark a writer left after its commit
- * (src/db/pending-marks.ts): true only when this very state of the transcript (path, size,
+ * (src/db/marks/): true only when this very state of the transcript (path, size,
  * modification time) was marked read and no subagents folder is beside it. Any doubt is false:
  * ask the database.
  */
 export function readToTheEnd(dbPath: string, sessionId: string, transcriptPath: string | null): boolean {
   if (!transcriptPath) return Bun.file(dbPath).size > 0;
   return readMarked(dbPath, sessionId, stateOf(transcriptPath)) && !hasSubagents(transcriptPath);
-}
-
-/**
- * After a session's ingest committed: when the cursor has read the file as it is now, mark this
- * state read for the waited-for hooks (the very question `mayHaveGrown` asks of the cursor).
- */
-export function markRead(db: Database, sessionId: string, path: string): void {
-  const state = stateOf(path);
-  if (!grownSince(state, getCursor(db, path))) noteRead(db, sessionId, state);
 }
 
 /**

@@ -31,7 +31,7 @@ import {
 } from "../db/queries/ui.ts";
 import { ThroughlineError } from "../errors.ts";
 import { searchTurns } from "../read/search-turns.ts";
-import { isClientContext } from "../render/pull.ts";
+import { isClientContext } from "../render/detail.ts";
 import css from "../render/ui/style.css" with { type: "text" };
 import {
   CHAIN_PAGE_SIZE,

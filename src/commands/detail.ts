@@ -3,17 +3,11 @@ import { commandLine, selfInvocation, shellQuote } from "../core/invocation.ts";
 import { databasePath, normalizeProject } from "../core/paths.ts";
 import { withReader } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
-import {
-  detailsOf,
-  itemOf,
-  resolveChain,
-  scopeSpan,
-  type TurnText,
-  turnsDuring,
-} from "../db/queries/chain.ts";
+import { resolveChain, type TurnText } from "../db/queries/chain.ts";
+import { detailsOf, itemOf, scopeSpan, turnsDuring } from "../db/queries/scope.ts";
 import { sessionIdFor } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
-import { type DetailView, detailJson, renderDetail, renderItem } from "../render/pull.ts";
+import { type DetailView, detailJson, renderDetail, renderItem } from "../render/detail.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { defineCommand } from "./_define.ts";
 import { envChain, parseCount, SESSION_ENV, terminalColors } from "./_pull-args.ts";
@@ -22,7 +16,7 @@ export const DETAIL_LIMIT = 5;
 
 /**
  * `detail <when>` (docs/contract.md#pulls-read-only): whole turns (both L2 rows) and all their L3, grouped by kind,
- * a page at a time (render/pull.ts renderDetail); `detail --item <ref>` one stored item whole, paged.
+ * a page at a time (render/detail.ts renderDetail); `detail --item <ref>` one stored item whole, paged.
  * Clock times are placed on the dates the scope's turns really have, newest first.
  */
 export default defineCommand({

@@ -15,8 +15,9 @@ import {
   registeredHooks,
 } from "../core/settings.ts";
 import { plural } from "../core/text.ts";
+import { waitingClearMarks } from "../db/marks/clear.ts";
+import { unmarkedRows, waitingIntents } from "../db/marks/pending.ts";
 import { openForRead, withReader, withWriter } from "../db/open.ts";
-import { unmarkedRows, waitingClearMarks, waitingIntents } from "../db/pending-marks.ts";
 import { turnCounts } from "../db/queries/counts.ts";
 import { cursorsOf, lastIngests } from "../db/queries/cursors.ts";
 import { clearLinksOf, getPending, handoffsOf, lastHandoff, lastInjection } from "../db/queries/handoff.ts";

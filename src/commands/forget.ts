@@ -9,8 +9,8 @@ import { isatty } from "node:tty";
 import { formatIso, instantFlag } from "../core/clock.ts";
 import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import { clip, plural } from "../core/text.ts";
+import { dropAllAhead } from "../db/marks/ahead.ts";
 import { openForRead, openForWrite } from "../db/open.ts";
-import { dropAllAhead } from "../db/pending-marks.ts";
 import { resolveProject } from "../db/project.ts";
 import {
   deleteSelection,

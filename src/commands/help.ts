@@ -1,3 +1,4 @@
+import type { CliData } from "../main.ts";
 import { defineCommand } from "./_define.ts";
 
 /** `throughline help [command…]`: the same text as `throughline [command…] --help`. */
@@ -14,9 +15,9 @@ export default defineCommand({
       description: "The command (and sub-command) to explain; none lists every command",
     },
   },
-  async run({ args }) {
-    // The CLI shell owns the command map and the help renderer (loaded only for help).
-    const { printHelp } = await import("../main.ts");
-    await printHelp(args._.map(String), false, true);
+  async run({ args, data }) {
+    // The CLI shell owns the command map and the help renderer (loaded only for help); it hands
+    // the renderer down in the context (src/main.ts runCommand).
+    await (data as CliData).printHelp(args._.map(String), false, true);
   },
 });

@@ -1,6 +1,6 @@
-import { PULL_MAX_BYTES } from "../core/context.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
+import { PULL_MAX_BYTES } from "../core/turn-block.ts";
 import { withReader } from "../db/open.ts";
 import { summariesBefore, turnsBefore, turnsFrom } from "../db/queries/chain.ts";
 import { resolveChainArg } from "../db/queries/session-arg.ts";

@@ -5,14 +5,15 @@
  * Runs as often as a hook: it imports only what the line needs and never creates the database.
  * No `node:` module on its way (~2 ms cold, docs/benchmarks.md): the database is looked for with
  * `Bun.file`, and the transcript's tail (node:fs) is read only when the payload has no usage. What
- * it last read of the database is kept per session in the marks directory (src/db/pending-marks.ts):
+ * it last read of the database is kept per session in the marks directory (src/db/marks/):
  * while the database files are unchanged, no SQLite is loaded at all.
  */
 import type { CommandDef } from "citty";
 import { type JsonObject, parseLine } from "../core/jsonl.ts";
 import { databasePath } from "../core/paths.ts";
 import { detectWindow, payloadUsage } from "../core/usage.ts";
-import { hasIntent, statusFacts } from "../db/pending-marks.ts";
+import { hasIntent } from "../db/marks/pending.ts";
+import { statusFacts } from "../db/status-facts.ts";
 import { renderStatusline, type StatuslineView } from "../render/statusline.ts";
 
 export async function statuslineView(

@@ -4,7 +4,9 @@
  */
 import { constants, Database } from "bun:sqlite";
 import { ThroughlineError } from "../errors.ts";
-import { dropReadMarks, ensureMarks, fileOf } from "./pending-marks.ts";
+import { ensureMarks } from "./marks/pending.ts";
+import { dropReadMarks } from "./marks/read.ts";
+import { fileOf } from "./marks/store.ts";
 import { readTransaction, writeTransaction } from "./tx.ts";
 import { SCHEMA_VERSION, schemaVersion } from "./version.ts";
 
@@ -220,7 +222,7 @@ export function peekUserVersion(path: string): number {
 export const KEPT_LOG_MAX_BYTES = 512 << 10;
 
 /**
- * Close a hook's writer without SQLite's close-time checkpoint (docs/benchmarks.md, "The
+ * Close a hook's writer without SQLite's close-time checkpoint (docs/benchmarks-history.md, "The
  * close-time checkpoint"). The last connection to close copies the WAL into the database and
  * fsyncs it (1–7 ms, the largest single cost of a writing hook); a read-only connection that
  * holds the shared lock while the writer closes keeps the writer from being the last one, and

@@ -9,7 +9,7 @@
 import type { Database } from "bun:sqlite";
 import { hostOfPath } from "../core/host.ts";
 import type { Env } from "../core/paths.ts";
-import type { StartIntent } from "../db/pending-marks.ts";
+import type { StartIntent } from "../db/marks/pending.ts";
 import { insertPending } from "../db/queries/handoff.ts";
 import { getSession, upsertSession } from "../db/queries/sessions.ts";
 import { choosePredecessor } from "./predecessor.ts";

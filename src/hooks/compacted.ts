@@ -8,7 +8,7 @@ import {
   dropCompaction,
   hasCompaction,
   readCompaction,
-} from "../db/pending-marks.ts";
+} from "../db/marks/compaction.ts";
 import { loadContextInput } from "../db/queries/chain.ts";
 import { hasCompactionPush, lastCompactionPush, recordInjection } from "../db/queries/handoff.ts";
 import { writeTransaction } from "../db/tx.ts";

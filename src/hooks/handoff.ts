@@ -9,18 +9,9 @@ import {
 } from "../core/handoff.ts";
 import { selfInvocation } from "../core/invocation.ts";
 import { databasePath } from "../core/paths.ts";
-import {
-  type ClearMark,
-  clearMarksFolded,
-  clearPendingMark,
-  dropAhead,
-  intentFolded,
-  printedHash,
-  readPrinted,
-  type StartIntent,
-  unreadableLine,
-  waitingClearMarks,
-} from "../db/pending-marks.ts";
+import { dropAhead, printedHash, readPrinted } from "../db/marks/ahead.ts";
+import { type ClearMark, clearMarksFolded, waitingClearMarks } from "../db/marks/clear.ts";
+import { clearPendingMark, intentFolded, type StartIntent, unreadableLine } from "../db/marks/pending.ts";
 import {
   deleteBaton,
   deletePending,
@@ -58,7 +49,7 @@ export async function handoff(
   const consumed: string[] = [];
   const folded: string[] = [];
   const path = databasePath(ctx.env);
-  // The /clears SessionEnd left as marks (src/db/pending-marks.ts) join clear_links before any
+  // The /clears SessionEnd left as marks (src/db/marks/) join clear_links before any
   // claim reads them.
   const clears = await waitingClearMarks(path);
   if (clears.unreadable.length > 0)
@@ -69,7 +60,7 @@ export async function handoff(
   const { text: push } = writeTransaction(db, () =>
     handoffBody(ctx, clears.marks, intents, { warnings, consumed, folded, printed: printed !== null }),
   );
-  // Only once the rows are committed, or gone for good (src/db/pending-marks.ts).
+  // Only once the rows are committed, or gone for good (src/db/marks/).
   await clearMarksFolded(path, [...clears.marks.map((c) => c.name), ...clears.unreadable]);
   for (const id of folded) if (!consumed.includes(id)) await intentFolded(path, id);
   for (const id of consumed) await clearPendingMark(path, id);

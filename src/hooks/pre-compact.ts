@@ -1,7 +1,7 @@
 import { ingestUnread, peekUnread, readToTheEnd } from "../capture/unread.ts";
 import { databasePath } from "../core/paths.ts";
 import type { HookContext } from "./context.ts";
-import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
+import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./flags.ts";
 
 /**
  * Before Claude Code compacts, make sure every turn up to the boundary is stored (a manual

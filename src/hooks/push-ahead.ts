@@ -2,7 +2,7 @@
  * The push printed ahead (docs/hooks.md, "The push printed ahead"). After a /clear, SessionStart
  * asks for a follow-up that runs behind the client: it rehearses the handoff the session's first
  * prompt would do (the same code, rolled back) and keeps the push it would print, with the state
- * of everything that handoff reads (src/db/pending-marks.ts handoffState). The first prompt, when
+ * of everything that handoff reads (src/db/marks/ahead.ts handoffState). The first prompt, when
  * that state has not changed, prints the kept push without opening the database and asks for a
  * follow-up that does the handoff itself; the handoff then prints nothing. Any change, or no
  * rehearsal yet, and the prompt does the handoff as before: the same text either way.
@@ -19,15 +19,14 @@ import {
   handoffState,
   hasPrinted,
   readAhead,
-  readCompaction,
-  readIntents,
   writeAhead,
-  writeCompaction,
   writePrinted,
-} from "../db/pending-marks.ts";
+} from "../db/marks/ahead.ts";
+import { readCompaction, writeCompaction } from "../db/marks/compaction.ts";
+import { readIntents } from "../db/marks/pending.ts";
 import { VERSION } from "../version.ts";
 import type { HookContext, HookPayload } from "./context.ts";
-import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
+import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./flags.ts";
 
 /** How long the rehearsal waits for the files to settle before it gives up (a busy machine or window). */
 const SETTLE_LIMIT_MS = 2000;

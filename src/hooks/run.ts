@@ -9,6 +9,7 @@ import { isNever, type NeverList, neverPath, parseNever } from "../core/never.ts
 import { databasePath, type Env } from "../core/paths.ts";
 import { errorLine, oneLine, ThroughlineError } from "../errors.ts";
 import type { FollowUp, HookContext, HookPayload } from "./context.ts";
+import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, INSIDE_SUMMARIZER_ENV } from "./flags.ts";
 import { parsePayload, readPayloadText } from "./stdin.ts";
 
 export type { FollowUp, HookContext, HookPayload };
@@ -29,16 +30,6 @@ const HANDLERS: Record<string, () => Promise<HookHandler>> = {
 };
 
 export const HOOK_EVENTS = Object.keys(HANDLERS);
-
-/** Set in a worker's environment (the detached Stop worker, a follow-up): it does the work itself. */
-export const HOOK_WORKER_ENV = "THROUGHLINE_HOOK_WORKER";
-/** A follow-up's payload, given in its environment: nothing waits to write it a pipe. */
-export const FOLLOW_UP_PAYLOAD_ENV = "THROUGHLINE_HOOK_PAYLOAD";
-/** "1" in the follow-up that rehearses a handoff; "0" turns the push printed ahead off. */
-export const PUSH_AHEAD_ENV = "THROUGHLINE_PUSH_AHEAD";
-
-/** Set in the environment of the summarizer's own `claude -p`, so our hooks do nothing there. */
-export const INSIDE_SUMMARIZER_ENV = "THROUGHLINE_INSIDE_SUMMARIZER";
 
 export interface HookOutcome {
   exitCode: 0 | 1;

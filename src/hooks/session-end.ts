@@ -1,6 +1,6 @@
 import { ingestUnread, peekUnread, readToTheEnd } from "../capture/unread.ts";
 import { databasePath } from "../core/paths.ts";
-import { writeClearMark } from "../db/pending-marks.ts";
+import { writeClearMark } from "../db/marks/clear.ts";
 import { clientProcess } from "./client.ts";
 import type { HookContext } from "./context.ts";
 

@@ -1,8 +1,9 @@
 import { databasePath, historyNoticePath } from "../core/paths.ts";
-import { hasCompaction, type StartIntent, writeIntent } from "../db/pending-marks.ts";
+import { hasCompaction } from "../db/marks/compaction.ts";
+import { type StartIntent, writeIntent } from "../db/marks/pending.ts";
 import { clientProcess } from "./client.ts";
 import type { HookContext } from "./context.ts";
-import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./run.ts";
+import { HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "./flags.ts";
 
 /**
  * SessionStart only records intent: Claude Code sometimes fires a second, ghost SessionStart

@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { hasLastMessage, ingestSession } from "../capture/session.ts";
-import { WINDOW_TURNS } from "../core/context.ts";
 import { redact } from "../core/redact.ts";
 import { sessionIndexEnabled } from "../core/session-index.ts";
+import { WINDOW_TURNS } from "../core/turn-block.ts";
 import { storedFinalText } from "../db/queries/capture.ts";
 import { countChainTurns } from "../db/queries/chain.ts";
 import { resolveLive } from "../db/queries/sessions.ts";
 import { ThroughlineError } from "../errors.ts";
 import type { HookContext } from "./context.ts";
-import { HOOK_WORKER_ENV } from "./run.ts";
+import { HOOK_WORKER_ENV } from "./flags.ts";
 
 /** docs/contract.md#capture flush race: Claude Code may fire Stop before the last text reaches the file. */
 export const FLUSH_WAIT_MS = 2000;
@@ -41,7 +41,7 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   // The worker's commit changed what the status line reads: it reads it again once this process
   // has closed the database (docs/monitor.md, "Kept facts"), so the next line need not.
   if (ctx.env[HOOK_WORKER_ENV] === "1") {
-    const { refreshStatus } = await import("../db/pending-marks.ts");
+    const { refreshStatus } = await import("../db/status-facts.ts");
     const { databasePath } = await import("../core/paths.ts");
     ctx.afterClose?.(() => refreshStatus(databasePath(ctx.env), ctx.sessionId));
   }

@@ -1,4 +1,4 @@
-import { ingestSubagent } from "../capture/ingest.ts";
+import { ingestSubagent } from "../capture/ingest-subagent.ts";
 import { ingestNamedSession } from "../capture/session.ts";
 import type { HookContext } from "./context.ts";
 

@@ -1,19 +1,19 @@
 import { isBatonPrompt } from "../core/handoff.ts";
 import { databasePath } from "../core/paths.ts";
+import { hasAhead } from "../db/marks/ahead.ts";
 import {
   clearPendingMark,
-  hasAhead,
   hasIntent,
   pendingMark,
   readIntents,
   unreadableLine,
-} from "../db/pending-marks.ts";
+} from "../db/marks/pending.ts";
 import { getPending, putBaton } from "../db/queries/handoff.ts";
 import type { HookContext, HookPayload } from "./context.ts";
 
 /**
  * Most prompts hand nothing over and store no baton. The pending marks answer them without
- * SQLite (src/db/pending-marks.ts); where the marks cannot tell, a read-only look does, so the
+ * SQLite (src/db/marks/); where the marks cannot tell, a read-only look does, so the
  * process neither takes the write lock nor pays the checkpoint SQLite runs when the last
  * writer closes (docs/benchmarks.md). Anything else (no database yet, a pending row, `/tl`,
  * an error) takes the normal path, which decides again under the write lock. A pending row was

@@ -3,7 +3,6 @@
 import { ownForms, parseQuery, type QueryTerm, termAt } from "../core/query.ts";
 import {
   COVERAGE_TERMS,
-  caseFolds,
   foldCase,
   type Ranked,
   rankCandidates,
@@ -17,8 +16,8 @@ import {
   termsMatch,
   termsOf,
   windowRows,
-  windowsOf,
 } from "../core/search.ts";
+import { caseFolds, windowsOf } from "../core/snippet.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
 import { type SearchQuery, scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";

@@ -7,9 +7,10 @@
  */
 import { formatStamp } from "../core/activity-query.ts";
 import { formatIso } from "../core/clock.ts";
-import { PULL_MAX_BYTES } from "../core/context.ts";
-import { type SearchHit, type SearchKind, snippet, type Term } from "../core/search.ts";
+import type { SearchHit, SearchKind } from "../core/search.ts";
+import { snippet, type Term } from "../core/snippet.ts";
 import { fit, plural, utf8Length } from "../core/text.ts";
+import { PULL_MAX_BYTES } from "../core/turn-block.ts";
 
 const KIND_LABEL: Record<SearchKind, string> = { l2: "L2", l3: "L3", events: "event" };
 

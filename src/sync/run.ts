@@ -9,8 +9,8 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { readNever } from "../capture/never-file.ts";
+import { dropAllAhead } from "../db/marks/ahead.ts";
 import type { Database } from "../db/open.ts";
-import { dropAllAhead } from "../db/pending-marks.ts";
 import { projectOf } from "../db/project.ts";
 import { scrub } from "../db/queries/forget.ts";
 import { deleteAllPrepared } from "../db/queries/prepared.ts";

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ingestTranscript, planAhead } from "../../src/capture/ingest.ts";
+import { ingestTranscript } from "../../src/capture/ingest.ts";
+import { planAhead } from "../../src/capture/ingest-plan.ts";
 import { PLAN_AHEAD_BYTES, type ReplayReport, replay } from "../../src/capture/replay.ts";
 import { openForWrite, withReader } from "../../src/db/open.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";

@@ -18,8 +18,9 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
+import { writeAhead } from "../../src/db/marks/ahead.ts";
+import { writeCompaction } from "../../src/db/marks/compaction.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { writeAhead, writeCompaction } from "../../src/db/pending-marks.ts";
 import { deleteSelection } from "../../src/db/queries/forget.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";

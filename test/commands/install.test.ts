@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUNDLE, bundleHeader, PLUGIN_DIR, pluginFiles, REPO_DIR } from "../../scripts/build-plugin.ts";
+import {
+  BUNDLE,
+  buildBundle,
+  outputDigest,
+  PLUGIN_DIR,
+  pluginFiles,
+  REPO_DIR,
+} from "../../scripts/build-plugin.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
 import {
   BACKGROUND_HEAD,
@@ -280,9 +287,29 @@ describe("install / uninstall (docs/contract.md#hooks)", () => {
     expect(Object.keys(hooks).sort()).toEqual([...OUR_HOOKS.map((h) => h.event), "PreToolUse"].sort());
   });
 
-  test("the plugin's bundle was built from the sources as they are", () => {
-    const [pragma, header] = readFileSync(join(PLUGIN_DIR, BUNDLE), "utf8").split("\n", 2);
+  test("the plugin's bundle is what the sources build (a comment-only change leaves it as it is)", async () => {
+    const committed = readFileSync(join(PLUGIN_DIR, BUNDLE), "utf8");
+    const fresh = await buildBundle();
+    const [pragma, header] = committed.split("\n", 2);
     expect(pragma).toBe("// @bun");
-    expect(`${header}\n`).toBe(bundleHeader());
+    // The header names the digest of the build: equal headers, equal code (then equal files).
+    expect(header).toBe(fresh.split("\n", 2)[1]);
+    expect(outputDigest(committed)).toBe(outputDigest(fresh));
+  });
+
+  test("the bundle's digest is of the code: a comment does not change it, a statement does", async () => {
+    const digestOf = async (code: string) => {
+      using dir = tempDir();
+      writeFileSync(join(dir.path, "entry.ts"), code);
+      const out = await Bun.build({ entrypoints: [join(dir.path, "entry.ts")], target: "bun", minify: true });
+      return outputDigest(await out.outputs[0]!.text());
+    };
+    const base = await digestOf("export const answer = (x: number) => x + 1;\nconsole.log(answer(41));\n");
+    const comment = await digestOf(
+      "/** The answer. */\nexport const answer = (x: number) => x + 1; // plus one\nconsole.log(answer(41));\n",
+    );
+    const code = await digestOf("export const answer = (x: number) => x + 2;\nconsole.log(answer(41));\n");
+    expect(comment).toBe(base);
+    expect(code).not.toBe(base);
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { PULL_MAX_BYTES } from "../../src/core/context.ts";
+import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { tempDir } from "../helpers/db.ts";
 import { expectGolden as expectGoldenAt } from "../helpers/golden.ts";

@@ -1,24 +1,26 @@
 import { describe, expect, test } from "bun:test";
 import {
-  type ChainTurn,
-  CONTEXT_BUDGET,
   type ContextInput,
   composeContext,
-  detailLabels,
-  earlierNotes,
-  isControlCommand,
-  MIN_TRUNCATED_ROOM,
   measuredLength,
   nextOlderTurn,
-  POSITION_CUT,
   renderContext,
-  renderTurnBlock,
   truncationRoom,
   truncationSuffix,
-  WINDOW_TURNS,
 } from "../../src/core/context.ts";
 import { shellQuote } from "../../src/core/invocation.ts";
+import { isControlCommand } from "../../src/core/push-header.ts";
 import { cutChars, flatLine } from "../../src/core/text.ts";
+import {
+  type ChainTurn,
+  CONTEXT_BUDGET,
+  detailLabels,
+  earlierNotes,
+  MIN_TRUNCATED_ROOM,
+  POSITION_CUT,
+  renderTurnBlock,
+  WINDOW_TURNS,
+} from "../../src/core/turn-block.ts";
 import { prng } from "../helpers/pull.ts";
 
 /** How most cases spell the invocation; the budget property test uses a long, quoted one. */

@@ -8,7 +8,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
-import { CONTEXT_BUDGET, isControlCommand, nextOlderTurn, renderContext } from "../../src/core/context.ts";
+import { nextOlderTurn, renderContext } from "../../src/core/context.ts";
+import { isControlCommand } from "../../src/core/push-header.ts";
+import { CONTEXT_BUDGET } from "../../src/core/turn-block.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { loadContextInput } from "../../src/db/queries/chain.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";

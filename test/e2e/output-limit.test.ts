@@ -18,8 +18,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { shellQuote } from "../../src/core/invocation.ts";
+import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 import { claudeBinary, createHome, e2eSkipReason, readSettings, runPrint } from "./driver.ts";
 import {
   arrivedBashResults,

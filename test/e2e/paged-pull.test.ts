@@ -12,8 +12,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PULL_MAX_BYTES } from "../../src/core/context.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
+import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 import {
   CLI_ENTRY,
   createHome,

@@ -3,7 +3,8 @@ import { expect } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openForWrite } from "../../src/db/open.ts";
-import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, type HookOutcome, runHook } from "../../src/hooks/run.ts";
+import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV } from "../../src/hooks/flags.ts";
+import { type HookOutcome, runHook } from "../../src/hooks/run.ts";
 import { REPO } from "./db.ts";
 import { TranscriptBuilder } from "./transcript.ts";
 

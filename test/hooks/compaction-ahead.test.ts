@@ -8,8 +8,8 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { handoffState } from "../../src/db/pending-marks.ts";
-import { PUSH_AHEAD_ENV } from "../../src/hooks/run.ts";
+import { handoffState } from "../../src/db/marks/ahead.ts";
+import { PUSH_AHEAD_ENV } from "../../src/hooks/flags.ts";
 import { tempDir } from "../helpers/db.ts";
 import { eventually, HookDriver, hookProcess, otherWindowsTurn } from "../helpers/hooks.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";

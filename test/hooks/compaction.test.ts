@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CONTEXT_BUDGET } from "../../src/core/context.ts";
+import { CONTEXT_BUDGET } from "../../src/core/turn-block.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import { count, runShell, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONTEXT_BUDGET } from "../../src/core/context.ts";
+import { CONTEXT_BUDGET } from "../../src/core/turn-block.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";

@@ -1,5 +1,5 @@
 /**
- * Pending-handoff marks (src/db/pending-marks.ts): an ordinary prompt is answered from the marks
+ * Pending-handoff marks (src/db/marks/): an ordinary prompt is answered from the marks
  * without opening the database, and the marks never hide a pending row: one is written with each
  * row, removed only when the row is gone, and a database older than the marks gets one for every
  * row it already holds. Also what the handoff reads of the predecessor's transcript.
@@ -8,8 +8,10 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pendingMark } from "../../src/db/marks/pending.ts";
+import { databaseState } from "../../src/db/marks/status.ts";
+import { settleMsFor } from "../../src/db/marks/store.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { databaseState, pendingMark, settleMsFor } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { runCli, tempDir } from "../helpers/db.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";
@@ -159,7 +161,7 @@ describe("doctor and the marks", () => {
   });
 });
 
-describe("when a state of the files has settled (src/db/pending-marks.ts settleMsFor)", () => {
+describe("when a state of the files has settled (src/db/marks/store.ts settleMsFor)", () => {
   test("100 ms after the newest write; a second more where every time is a whole second", () => {
     using dir = tempDir();
     const path = join(dir.path, "tl.db");

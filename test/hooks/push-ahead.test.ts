@@ -8,8 +8,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { handoffState } from "../../src/db/marks/ahead.ts";
+import { writeClearMark } from "../../src/db/marks/clear.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { handoffState, writeClearMark } from "../../src/db/pending-marks.ts";
 import { tempDir } from "../helpers/db.ts";
 import { eventually, HookDriver, hookProcess, otherWindowsTurn } from "../helpers/hooks.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { markIntent, pendingMark } from "../../src/db/pending-marks.ts";
+import { markIntent, pendingMark } from "../../src/db/marks/pending.ts";
 import { tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
 import { TranscriptBuilder } from "../helpers/transcript.ts";

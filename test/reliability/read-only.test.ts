@@ -2,8 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { replay } from "../../src/capture/replay.ts";
+import { databaseState } from "../../src/db/marks/status.ts";
+import { SETTLED_MS } from "../../src/db/marks/store.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { databaseState, SETTLED_MS } from "../../src/db/pending-marks.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { SAMPLE, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, isOneLine, snapshot, unprivileged } from "./harness.ts";
@@ -67,7 +68,7 @@ describe("reads never write (docs/architecture.md)", () => {
     using dir = tempDir("tl-ro-");
     const path = fill(dir.path);
     const before = snapshot(dir.path);
-    // The database and its pending-handoff marks (src/db/pending-marks.ts), no -wal or -shm.
+    // The database and its pending-handoff marks (src/db/marks/), no -wal or -shm.
     expect(before.map((l) => l.split(" ")[0])).toEqual(["throughline.db", "throughline.db-pending"]);
     for (const r of runReads(path, [])) {
       expect({ args: r.args, ok: r.ok }).toEqual({ args: r.args, ok: true });
@@ -84,7 +85,7 @@ describe("reads never write (docs/architecture.md)", () => {
     for (const l of after.filter((l) => l.startsWith("throughline.db-wal ")))
       expect(l.split(" ")[1]).toBe("0");
     // Once they exist, the reads leave the file and the log as they found them, times included (the
-    // status line's kept facts are keyed on both: src/db/pending-marks.ts databaseState).
+    // status line's kept facts are keyed on both: src/db/marks/ databaseState).
     const mainAndLog = () => snapshot(dir.path).filter((l) => !/^throughline\.db-(shm|pending) /.test(l));
     const kept = mainAndLog();
     expect(kept.map((l) => l.split(" ")[0])).toEqual(["throughline.db", "throughline.db-wal"]);
@@ -143,7 +144,7 @@ describe("reads never write (docs/architecture.md)", () => {
       readdirSync(dir.path, { recursive: true, encoding: "utf8" })
         .filter((f) => !/^throughline\.db-(wal|shm)$/.test(f))
         .sort();
-    // Past the settling time: a state is kept only once the files have settled (src/db/pending-marks.ts).
+    // Past the settling time: a state is kept only once the files have settled (src/db/marks/).
     await Bun.sleep(SETTLED_MS + 50);
     const how = readerThatCannotWrite();
     if (how !== null) {

@@ -7,7 +7,7 @@ import {
   type HandoffPath,
   LINK_WINDOW_MS,
 } from "../../core/handoff.ts";
-import { markPending } from "../pending-marks.ts";
+import { markPending } from "../marks/pending.ts";
 import { chainKey } from "./sessions.ts";
 
 export interface PendingRow {
@@ -29,7 +29,7 @@ export function insertPending(
   db: Database,
   p: Omit<PendingRow, "client" | "prompt_id" | "chosen_by" | "evidence"> & Partial<PendingRow>,
 ): void {
-  // The mark first: a committed row must never lack one (src/db/pending-marks.ts).
+  // The mark first: a committed row must never lack one (src/db/marks/).
   markPending(db, p.session_id);
   db.query(
     `INSERT INTO pending_handoffs

@@ -164,48 +164,58 @@ describe("sync between machines", () => {
 });
 
 describe("one project across machines", () => {
-  function clones(name: string) {
-    const { machines, remote } = world(name, 2);
+  /** `n` machines, each with a clone of one repository at a path of its own (the layouts differ). */
+  function clones(name: string, n = 2) {
+    const { machines, remote } = world(name, n);
     const env = gitEnv(machines[0]!.home);
     const origin = join(root, name, "origin");
     sh(["git", "init", "-q", origin], env);
     sh(["git", "-C", origin, "commit", "-q", "--allow-empty", "-m", "root"], env);
-    const paths = machines.map((m) => {
-      const p = join(m.home, "code", "app");
+    const layouts = [["code", "app"], ["src", "work", "app-copy"], ["w"]];
+    const paths = machines.map((m, i) => {
+      const p = join(m.home, ...layouts[i % layouts.length]!);
       sh(["git", "clone", "-q", origin, p], env);
       return sh(["pwd", "-P"], env, p).trim();
     });
-    return { machines: machines as [Machine, Machine], remote, paths: paths as [string, string] };
+    return { machines, remote, paths };
   }
 
-  test("a clone at another path is the same project: search --project finds the other machine's turns", () => {
-    const { machines, remote, paths } = clones("identity");
-    const [desk, laptop] = machines;
-    capture(desk, sid(1, 1), paths[0], [["the desk decided on flamingo caching", "ok"]]);
-    capture(laptop, sid(2, 1), paths[1], [["laptop work", "ok"]]);
-    sync(desk, ["--remote", remote]);
-    sync(laptop, ["--remote", remote]);
-    const hit = tl(laptop, ["search", "flamingo", "--project", paths[1]]);
-    expect(hit.stdout).toContain("flamingo");
-    const project = read(laptop, (db) =>
-      db.query("SELECT project FROM sessions WHERE id = $s").get({ s: sid(1, 1) }),
-    );
-    expect(project).toEqual({ project: paths[1] });
-    const events = read(laptop, (db) =>
-      db.query("SELECT DISTINCT project FROM events WHERE origin_session_id = $s").all({ s: sid(1, 1) }),
-    );
-    for (const e of events) expect(e).toEqual({ project: paths[1] });
+  test("the same repository at three paths is one project: search --project finds the other machines' turns", () => {
+    const { machines, remote, paths } = clones("identity", 3);
+    expect(new Set(paths).size).toBe(3);
+    const words = ["flamingo", "pelican", "heron"];
+    machines.forEach((m, i) => {
+      capture(m, sid(i + 1, 1), paths[i]!, [[`machine ${i} decided on ${words[i]} caching`, "ok"]]);
+      sync(m, ["--remote", remote]);
+    });
+    for (const m of machines) sync(m); // the first machines take in what the later ones published
+    machines.forEach((m, i) => {
+      for (const [j, word] of words.entries()) {
+        const hit = tl(m, ["search", word, "--project", paths[i]!]);
+        expect(hit.stdout).toContain(word);
+        const project = read(m, (db) =>
+          db.query("SELECT project FROM sessions WHERE id = $s").get({ s: sid(j + 1, 1) }),
+        );
+        expect(project).toEqual({ project: paths[i]! });
+        const events = read(m, (db) =>
+          db
+            .query("SELECT DISTINCT project FROM events WHERE origin_session_id = $s")
+            .all({ s: sid(j + 1, 1) }),
+        );
+        for (const e of events) expect(e).toEqual({ project: paths[i]! });
+      }
+    });
   });
 
   test("a baton made with /tl on the desk is picked up by the laptop's next session", () => {
     const { machines, remote, paths } = clones("baton");
-    const [desk, laptop] = machines;
-    capture(desk, sid(1, 1), paths[0], [["desk: wire the parser", "done: the parser is wired"]]);
+    const [desk, laptop] = machines as [Machine, Machine];
+    capture(desk, sid(1, 1), paths[0]!, [["desk: wire the parser", "done: the parser is wired"]]);
     const transcript = join(
       desk.home,
       "claude",
       "projects",
-      paths[0].replace(/[^A-Za-z0-9]/g, "-"),
+      paths[0]!.replace(/[^A-Za-z0-9]/g, "-"),
       `${sid(1, 1)}.jsonl`,
     );
     const payload = (session: string, cwd: string, extra: Record<string, unknown>) =>
@@ -225,16 +235,16 @@ describe("one project across machines", () => {
     tlHook(
       desk,
       "user-prompt-submit",
-      payload(sid(1, 1), paths[0], { hook_event_name: "UserPromptSubmit", prompt: "/tl" }),
-      paths[0],
+      payload(sid(1, 1), paths[0]!, { hook_event_name: "UserPromptSubmit", prompt: "/tl" }),
+      paths[0]!,
     );
     expect(read(desk, (db) => db.query("SELECT session_id FROM handoff_batons").all())).toEqual([
       { session_id: sid(1, 1) },
     ]);
     sync(desk, ["--remote", remote]);
-    sync(laptop, ["--remote", remote], paths[1]);
+    sync(laptop, ["--remote", remote], paths[1]!);
     expect(read(laptop, (db) => db.query("SELECT project, session_id FROM handoff_batons").all())).toEqual([
-      { project: paths[1], session_id: sid(1, 1) },
+      { project: paths[1]!, session_id: sid(1, 1) },
     ]);
     const next = sid(2, 9);
     const lt = join(laptop.home, `${next}.jsonl`);
@@ -242,17 +252,17 @@ describe("one project across machines", () => {
       JSON.stringify({
         session_id: next,
         transcript_path: lt,
-        cwd: paths[1],
+        cwd: paths[1]!,
         permission_mode: "default",
         ...extra,
       });
-    tlHook(laptop, "session-start", body({ hook_event_name: "SessionStart", source: "startup" }), paths[1]);
+    tlHook(laptop, "session-start", body({ hook_event_name: "SessionStart", source: "startup" }), paths[1]!);
     Bun.sleepSync(20);
     const out = tlHook(
       laptop,
       "user-prompt-submit",
       body({ hook_event_name: "UserPromptSubmit", prompt: "go on" }),
-      paths[1],
+      paths[1]!,
     );
     expect(out.stdout.toString()).toContain("the parser is wired");
     expect(read(laptop, (db) => db.query("SELECT count(*) AS n FROM handoff_batons").get())).toEqual({

@@ -115,6 +115,7 @@ function turnView(
   return {
     id: t.id,
     origin: t.origin_session_id,
+    host: t.host,
     number: t.turn_number,
     startedAt: t.started_at,
     endedAt: t.ended_at,

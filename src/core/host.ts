@@ -4,6 +4,8 @@
  * runner asks it on every hook.
  */
 export type Host = "claude" | "codex";
+/** A host output names (core/host.ts hostMark): every one but Claude Code. */
+export type MarkedHost = Exclude<Host, "claude">;
 
 const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$/;
 
@@ -37,4 +39,30 @@ export function codexHookOutput(event: string, text: string): string {
   if (text.startsWith("{")) return text;
   const hookEventName = event === "session-start" ? "SessionStart" : "UserPromptSubmit";
   return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } });
+}
+
+/**
+ * The host output names for a turn, from its session's `sessions.host` (schema 14): `codex`, or
+ * null for Claude Code. Claude Code is the first host, so its output stays as it was: no marker,
+ * no JSON field (docs/hosts.md, "Host markers"). Every pull, the viewer and the JSON ask this.
+ */
+export function hostMark(stored: string | null | undefined): MarkedHost | null {
+  return stored === "codex" ? "codex" : null;
+}
+
+/** ` [codex]` after a turn's heading or time, "" for Claude Code. */
+export function hostTag(stored: string | null | undefined): string {
+  const mark = hostMark(stored);
+  return mark === null ? "" : ` [${mark}]`;
+}
+
+/** The `host` field of a turn's JSON: `{ host: "codex" }`, `{}` for Claude Code. */
+export function hostField(stored: string | null | undefined): { host?: MarkedHost } {
+  const mark = hostMark(stored);
+  return mark === null ? {} : { host: mark };
+}
+
+/** Who answered in a turn, as the viewer titles the reply. */
+export function assistantName(stored: string | null | undefined): string {
+  return hostMark(stored) === "codex" ? "Codex" : "Claude";
 }

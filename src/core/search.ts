@@ -5,7 +5,9 @@
  * the three indexes and their ranking by turn (docs/search.md). What a query's words mean (their
  * forms, stop words, phrases) is core/query.ts.
  */
+
 import { bm25Counts, foldCase, ftsToken, indexable, termTrigrams } from "./fts-terms.ts";
+import type { MarkedHost } from "./host.ts";
 import { type Form, formAt, type QueryTerm } from "./query.ts";
 import { asTerm, type Term } from "./snippet.ts";
 
@@ -61,6 +63,8 @@ export interface SearchHit {
   text: string;
   session: string;
   origin: string;
+  /** The host of the hit's session when it is not Claude Code (core/host.ts hostMark). */
+  host?: MarkedHost;
   turnNumber: number | null;
   /** Time to pass to `detail`: the start of the turn holding the hit (else the hit's own time). */
   at: number;

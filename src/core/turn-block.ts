@@ -4,6 +4,7 @@
  */
 
 import { formatClock } from "./clock.ts";
+import { hostTag, type MarkedHost } from "./host.ts";
 import { fit, flatLine } from "./text.ts";
 import { type DigestForm, FULL_FORM, PUSH_FORM, type ToolUse, toolLine } from "./tool-digest.ts";
 
@@ -68,6 +69,8 @@ export interface ChainTurn {
   tools?: ToolUse[];
   /** The project of the turn's session: tool paths under it are shown relative to it. */
   project?: string | null;
+  /** The host of the turn's session when it is not Claude Code (core/host.ts hostMark). */
+  host?: MarkedHost;
 }
 
 export function turnKey(t: { originSessionId: string; turnNumber: number }): string {
@@ -121,8 +124,9 @@ export function detailLabels(details: readonly DetailCount[], notes: number, too
 export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string {
   const text = mode === "push" ? turn.finalText : turn.assistant || null;
   const shell = text === null || text.trim() === "" ? shellText(turn.shellOutput) : null;
+  const host = hostTag(turn.host);
   if (shell !== null)
-    return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [shell]: ${flatLine(shell, SHELL_CUT)}`;
+    return `[${formatClock(turn.startedAt)}]${host} [user]: ${turn.user}\n[${formatClock(turn.endedAt)}] [shell]: ${flatLine(shell, SHELL_CUT)}`;
   const reply = text !== null && text.trim() !== "" ? text : "(no reply)";
   const notes = mode === "push" ? earlierNotes(turn.assistant, turn.finalText) : 0;
   const tools =
@@ -134,7 +138,7 @@ export function renderTurnBlock(turn: ChainTurn, mode: "push" | "full"): string 
   const command = turn.commandText
     ? `\n  (the command's text: ${flatLine(turn.commandText, mode === "push" ? COMMAND_PUSH_CUT : COMMAND_FULL_CUT)})`
     : "";
-  return `[${formatClock(turn.startedAt)}] [user]: ${turn.user}${command}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}${tools ? `\n  ${tools}` : ""}`;
+  return `[${formatClock(turn.startedAt)}]${host} [user]: ${turn.user}${command}\n[${formatClock(turn.endedAt)}] [assistant]: ${reply}${suffix}${tools ? `\n  ${tools}` : ""}`;
 }
 
 /** A brief is never cut below this; a brief line is at most BRIEF_MAX characters. */
@@ -143,7 +147,7 @@ export const BRIEF_MAX = 900;
 
 /** `[HH:MM:SS] <prompt> → <final reply>; tools: …` in at most `max` characters. */
 export function briefLine(turn: ChainTurn, max: number): string {
-  const head = `[${formatClock(turn.startedAt)}] ${flatLine(turn.user, 200)}`;
+  const head = `[${formatClock(turn.startedAt)}]${hostTag(turn.host)} ${flatLine(turn.user, 200)}`;
   const reply = turn.finalText ? ` → ${flatLine(turn.finalText, 200)}` : "";
   const tools = turnToolLine(turn, max, PUSH_FORM);
   return fit(`${head}${reply}${tools ? `; ${tools}` : ""}`, max);

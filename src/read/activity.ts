@@ -10,6 +10,7 @@ import {
   parseActivityQuery,
 } from "../core/activity-query.ts";
 import type { EventType } from "../core/events.ts";
+import { hostField } from "../core/host.ts";
 import { objectOrEmpty } from "../core/jsonl.ts";
 import { groupByTurn, textMatch } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
@@ -28,7 +29,7 @@ import {
   scopeStats,
   topFiles,
 } from "../db/queries/events.ts";
-import { liveEnd } from "../db/queries/sessions.ts";
+import { liveEnd, sessionHost } from "../db/queries/sessions.ts";
 import type { ActivityEvent, ActivityView, SummaryFacts } from "../render/activity.ts";
 
 /** How many items each list of the summary shows. */
@@ -54,6 +55,22 @@ function liveEndOf(db: Database, key: string): string {
   return live;
 }
 
+/** The same for each origin's host (core/host.ts). */
+const hosts = new WeakMap<Database, Map<string, string | null>>();
+function hostOfOrigin(db: Database, origin: string): string | null {
+  let m = hosts.get(db);
+  if (!m) {
+    m = new Map();
+    hosts.set(db, m);
+  }
+  let host = m.get(origin);
+  if (host === undefined) {
+    host = sessionHost(db, origin);
+    m.set(origin, host);
+  }
+  return host;
+}
+
 function toEvent(db: Database, r: EventRow): ActivityEvent {
   // A damaged detail reads as {}: the event still shows its summary.
   const detail = objectOrEmpty(r.detail);
@@ -65,6 +82,7 @@ function toEvent(db: Database, r: EventRow): ActivityEvent {
     detail,
     session: liveEndOf(db, r.session_id),
     origin: r.origin_session_id,
+    ...hostField(hostOfOrigin(db, r.origin_session_id)),
     project: r.project,
     turnNumber: r.turn_number,
   };
@@ -184,6 +202,7 @@ export function activityView(
   opts: { now: number; scope: Scope; label: string; project?: string | null },
 ): ActivityView {
   liveEnds.delete(db);
+  hosts.delete(db);
   const query = parseActivityQuery(words, opts.now);
   const base = { query, scopeLabel: opts.label, project: opts.project ?? null, anyKeyword: false };
   if (!scopeHasEvents(db, opts.scope)) return { ...base, empty: true, total: 0, events: [], summary: null };

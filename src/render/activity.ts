@@ -11,6 +11,7 @@ import {
 } from "../core/activity-query.ts";
 import { formatClock, formatIso } from "../core/clock.ts";
 import type { EventType } from "../core/events.ts";
+import { hostField, hostTag, type MarkedHost } from "../core/host.ts";
 import type { JsonObject } from "../core/jsonl.ts";
 import { plural } from "../core/text.ts";
 
@@ -22,6 +23,8 @@ export interface ActivityEvent {
   detail: JsonObject;
   session: string;
   origin: string;
+  /** The host of the event's session when it is not Claude Code (core/host.ts hostMark). */
+  host?: MarkedHost;
   project: string | null;
   turnNumber: number | null;
   /** Grouped by turn (a keyword query): the other matching events of the same turn. */
@@ -70,7 +73,9 @@ function cell(text: string): string {
 }
 
 export function renderEventTable(events: readonly ActivityEvent[]): string {
-  const rows = events.map((e) => `| ${formatStamp(e.ts)} | ${e.type} | ${cell(e.summary)}${alsoText(e)} |`);
+  const rows = events.map(
+    (e) => `| ${formatStamp(e.ts)}${hostTag(e.host)} | ${e.type} | ${cell(e.summary)}${alsoText(e)} |`,
+  );
   return ["| Time | Type | Summary |", "|------|------|---------|", ...rows].join("\n");
 }
 
@@ -151,7 +156,7 @@ function relativeTo(project: string | null, path: string): string {
 }
 
 function line(e: ActivityEvent): string {
-  return `${formatClock(e.ts)} ${e.summary}`;
+  return `${formatClock(e.ts)}${hostTag(e.host)} ${e.summary}`;
 }
 
 function summaryText(v: ActivityView, s: SummaryFacts): string {
@@ -227,6 +232,7 @@ function eventJson(e: ActivityEvent): JsonObject {
     summary: e.summary,
     detail: e.detail,
     session: e.session,
+    ...hostField(e.host),
     project: e.project,
     turn_key: e.turnNumber === null ? null : `${e.origin}:${e.turnNumber}`,
     ...(e.also

@@ -5,6 +5,7 @@
  */
 
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
+import { hostField, hostTag } from "../core/host.ts";
 import { cutChars, plural, sliceBytes, utf8Length } from "../core/text.ts";
 import { PULL_MAX_BYTES, turnKey } from "../core/turn-block.ts";
 import type { DetailRow, TurnText } from "../db/queries/chain.ts";
@@ -202,7 +203,7 @@ function otherPieces(r: DetailRow, out: Piece[]): void {
 
 function turnPieces(t: TurnText, rows: readonly DetailRow[], c: Colors, out: Piece[]): void {
   out.push(
-    `\n\n${c.bold(`=== ${formatDate(t.startedAt)} ${formatClock(t.startedAt)} · turn ${turnKey(t)} ===`)}\n[${formatClock(t.startedAt)}] [user]: `,
+    `\n\n${c.bold(`=== ${formatDate(t.startedAt)} ${formatClock(t.startedAt)} · turn ${turnKey(t)}${hostTag(t.host)} ===`)}\n[${formatClock(t.startedAt)}] [user]: `,
     { text: t.user, item: `${t.id}u`, weight: WEIGHT.text },
     `\n[${formatClock(t.endedAt)}] [assistant]: `,
     { text: t.assistant.trim() === "" ? "(no reply)" : t.assistant, item: `${t.id}a`, weight: WEIGHT.text },
@@ -320,6 +321,7 @@ export function detailJson(view: DetailView) {
     shown: view.turns.length,
     turns: view.turns.map((t) => ({
       turn_key: turnKey(t),
+      ...hostField(t.host),
       started_at: formatIso(t.startedAt),
       ended_at: formatIso(t.endedAt),
       user: t.user,

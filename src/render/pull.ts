@@ -5,6 +5,7 @@
  */
 import { formatClock, formatDate, formatIso } from "../core/clock.ts";
 import { truncationSuffix } from "../core/context.ts";
+import { hostField, hostTag } from "../core/host.ts";
 import { shellQuote } from "../core/invocation.ts";
 import { fit, flatLine, plural, sliceBytes, utf8Length } from "../core/text.ts";
 import { FULL_FORM, PUSH_FORM } from "../core/tool-digest.ts";
@@ -245,7 +246,7 @@ export function renderRecallL1(
         : MULTI_SPACE.test(r.summary)
           ? flatLine(r.summary, Number.MAX_SAFE_INTEGER) // one line each, whatever the backend wrote
           : r.summary;
-    return `[${iso.slice(11, 19)}] ${summary}`;
+    return `[${iso.slice(11, 19)}]${hostTag(r.host)} ${summary}`;
   };
   // A loop, not map/spread: a baked --l1 may name every turn of a 100,000-turn chain. Lines are
   // built newest first until the page is full, then printed oldest first.
@@ -316,6 +317,7 @@ export function recallJson(
     mode === "l2"
       ? (turns as readonly LoadedTurn[]).map((t) => ({
           turn_key: turnKey(t),
+          ...hostField(t.host),
           started_at: formatIso(t.startedAt),
           ended_at: formatIso(t.endedAt),
           user: t.user,
@@ -326,6 +328,7 @@ export function recallJson(
         }))
       : (turns as readonly SummaryRow[]).map((r) => ({
           turn_key: `${r.origin_session_id}:${r.turn_number}`,
+          ...hostField(r.host),
           started_at: formatIso(r.started_at),
           ended_at: formatIso(r.ended_at),
           user: null,

@@ -7,6 +7,7 @@
  */
 import { formatStamp } from "../core/activity-query.ts";
 import { formatIso } from "../core/clock.ts";
+import { hostField, hostTag } from "../core/host.ts";
 import type { SearchHit, SearchKind } from "../core/search.ts";
 import { snippet, type Term } from "../core/snippet.ts";
 import { fit, plural, utf8Length } from "../core/text.ts";
@@ -80,7 +81,7 @@ function resultLines(
   const h = r.hit;
   const turn = h.turnNumber === null ? "" : ` · turn ${h.turnNumber}`;
   const lines = [
-    `${n}. [${KIND_LABEL[h.kind]} ${placeLabel(h)}] ${formatStamp(h.ts)} · session ${h.session}${turn}`,
+    `${n}. [${KIND_LABEL[h.kind]} ${placeLabel(h)}]${hostTag(h.host)} ${formatStamp(h.ts)} · session ${h.session}${turn}`,
   ];
   const shown = r.windows.slice(0, windows);
   if (shown.length === 0) lines.push(`   ${snippet(h.text, matchTerms)}`);
@@ -172,6 +173,7 @@ export function searchJson(v: SearchView): Record<string, unknown> {
         // The hit's own row around the longest term (before windows, the one line of context).
         snippet: snippet(h.text, v.matchTerms ?? v.terms),
         session: h.session,
+        ...hostField(h.host),
         turn_key: h.turnNumber === null ? null : `${h.origin}:${h.turnNumber}`,
         time: formatIso(h.ts),
         detail_time: formatIso(h.at),

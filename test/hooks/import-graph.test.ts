@@ -54,8 +54,9 @@ const BUDGET: Record<string, number> = {
   // +3 each that ingests: capture/ingest.ts split where its jobs part (the file against its cursor,
   // the plan, the subagents' ingest), the same code in more files. +1 each that redacts: the
   // redaction catalogue as data (src/core/redact-rules.ts) apart from its engine. +1: the limits
-  // and one turn's block (src/core/turn-block.ts) apart from the push's composer.
-  stop: 48,
+  // and one turn's block (src/core/turn-block.ts) apart from the push's composer. +1: the host a
+  // turn's block names (src/core/host.ts, which imports nothing; docs/hosts.md, "Host markers").
+  stop: 49,
   // PreCompact and SessionEnd ask the read mark, then the cursor and one stat (src/capture/unread.ts),
   // and load the ingest only when the transcripts may hold unread bytes: 32 → 11 and 36 → 15.
   "pre-compact": 12,

@@ -7,6 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ContextInput } from "../../core/context.ts";
+import { hostField } from "../../core/host.ts";
 import { selfInvocation } from "../../core/invocation.ts";
 import { isControlCommand } from "../../core/push-header.ts";
 import type { ToolUse } from "../../core/tool-digest.ts";
@@ -40,6 +41,8 @@ export interface TurnRow {
   user_text: string | null;
   assistant_text: string | null;
   final_text: string | null;
+  /** The turn's session's `sessions.host` ('codex', or null for Claude Code). */
+  host: string | null;
 }
 
 export interface SummaryRow {
@@ -49,6 +52,7 @@ export interface SummaryRow {
   started_at: number;
   ended_at: number;
   summary: string | null;
+  host: string | null;
 }
 
 export interface DetailCountRow {
@@ -80,8 +84,11 @@ export interface LoadedTurn extends ChainTurn {
 export const ORDER_NEWEST_FIRST = "ORDER BY t.started_at DESC, t.origin_session_id DESC, t.turn_number DESC";
 const ORDER_OLDEST_FIRST = "ORDER BY t.started_at, t.origin_session_id, t.turn_number";
 
+/** The host of turn `t`'s own session (schema 14), by primary key. */
+export const HOST_OF_TURN = "(SELECT s.host FROM sessions s WHERE s.id = t.origin_session_id) AS host";
+
 export const TURN_COLUMNS = `t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
-  u.text AS user_text, a.text AS assistant_text, ${FINAL_TEXT("a")} AS final_text`;
+  u.text AS user_text, a.text AS assistant_text, ${FINAL_TEXT("a")} AS final_text, ${HOST_OF_TURN}`;
 export const TURN_JOINS = `LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
   LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'`;
 
@@ -98,6 +105,7 @@ export function toTurnText(row: TurnRow): TurnText {
     user: row.user_text ?? "",
     assistant: row.assistant_text ?? "",
     finalText: row.final_text,
+    ...hostField(row.host),
   };
 }
 
@@ -308,7 +316,7 @@ export function summariesBefore(
   return db
     .query<SummaryRow, Params>(
       `SELECT t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
-              CASE WHEN k.error IS NULL THEN k.summary END AS summary
+              CASE WHEN k.error IS NULL THEN k.summary END AS summary, ${HOST_OF_TURN}
        FROM turns t LEFT JOIN skeletons k ON k.turn_id = t.id
        WHERE ${c.where} AND t.started_at < $before ${ORDER_NEWEST_FIRST}
        LIMIT $limit OFFSET $skip`,

@@ -9,6 +9,7 @@
  * records back as a hook attachment, is never a candidate.
  */
 import type { Database } from "bun:sqlite";
+import { hostField } from "../../core/host.ts";
 import type { Form } from "../../core/query.ts";
 import {
   eventText,
@@ -70,6 +71,9 @@ interface IndexSql {
   hit: string;
 }
 
+/** The host of a hit's own session (schema 14), by primary key. */
+const HOST_OF = (origin: string) => `(SELECT hs.host FROM sessions hs WHERE hs.id = ${origin}) AS host`;
+
 const INDEXES: Record<SearchKind, IndexSql> = {
   l2: {
     base: "bodies b",
@@ -83,7 +87,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     label: "b.role",
     turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
     hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, ${liveOfKey("t.session_id")} AS session,
-            t.origin_session_id AS origin, t.turn_number, t.started_at AS at, t.started_at AS ts
+            t.origin_session_id AS origin, ${HOST_OF("t.origin_session_id")}, t.turn_number, t.started_at AS at, t.started_at AS ts
           FROM bodies b JOIN turns t ON t.id = b.turn_id`,
   },
   l3: {
@@ -128,7 +132,8 @@ const INDEXES: Record<SearchKind, IndexSql> = {
             CASE WHEN d.kind IN ('tool_input', 'tool_output') AND d.turn_id IS NOT NULL THEN
               (SELECT count(*) FROM details x WHERE x.turn_id = d.turn_id AND x.kind = 'tool_input') END AS calls,
             substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768) AS text,
-            coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, d.origin_session_id AS origin, t.turn_number,
+            coalesce(${liveOfKey("t.session_id")}, d.origin_session_id) AS session, d.origin_session_id AS origin,
+            ${HOST_OF("d.origin_session_id")}, t.turn_number,
             coalesce(t.started_at, d.created_at) AS at, d.created_at AS ts
           FROM details d LEFT JOIN turns t ON t.id = d.turn_id`,
   },
@@ -143,7 +148,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     label: "e.type",
     turn: "e.origin_session_id || ':' || e.turn_number",
     hit: `SELECT e.id, e.type AS label, e.summary || char(10) || e.detail AS text, ${liveOfKey("e.session_id")} AS session,
-            e.origin_session_id AS origin, e.turn_number, coalesce(t.started_at, e.ts) AS at, e.ts AS ts
+            e.origin_session_id AS origin, ${HOST_OF("e.origin_session_id")}, e.turn_number, coalesce(t.started_at, e.ts) AS at, e.ts AS ts
           FROM events e LEFT JOIN turns t ON t.origin_session_id = e.origin_session_id AND t.turn_number = e.turn_number`,
   },
 };
@@ -339,6 +344,7 @@ interface HitRow {
   text: string | null;
   session: string;
   origin: string;
+  host: string | null;
   turn_number: number | null;
   at: number;
   ts: number;
@@ -373,6 +379,7 @@ export function searchHits(
       text,
       session: r.session,
       origin: r.origin,
+      ...hostField(r.host),
       turnNumber: r.turn_number,
       at: r.at,
       ts: r.ts,

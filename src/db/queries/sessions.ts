@@ -99,6 +99,14 @@ export function liveEnd(db: Database, key: string): string {
   return db.query<{ id: string }, { k: string }>(`SELECT ${liveOfKey("$k")} AS id`).get({ k: key })!.id;
 }
 
+/** A session's `sessions.host` ('codex', or null for Claude Code and a session not stored). */
+export function sessionHost(db: Database, id: string): string | null {
+  return (
+    db.query<{ host: string | null }, { id: string }>("SELECT host FROM sessions WHERE id = $id").get({ id })
+      ?.host ?? null
+  );
+}
+
 /** The key under which the chain holding session `id` stores its rows. */
 export function chainKey(db: Database, id: string): string {
   return db.query<{ k: string }, { id: string }>(`SELECT ${chainKeyOf("$id")} AS k`).get({ id })!.k;

@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { FINAL_TEXT } from "../row-forms.ts";
-import type { TurnRow } from "./chain.ts";
+import { HOST_OF_TURN, type TurnRow } from "./chain.ts";
 import { chainParts, partsWhere } from "./forks.ts";
 import { chainKeyOf, liveOfKey } from "./sessions.ts";
 
@@ -90,7 +90,7 @@ export interface UiTurnRow extends TurnRow {
 
 const COLUMNS = `t.id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
   u.text AS user_text, a.text AS assistant_text, ${FINAL_TEXT("a")} AS final_text,
-  CASE WHEN k.error IS NULL THEN k.summary END AS summary, ${liveOfKey("t.session_id")} AS live`;
+  CASE WHEN k.error IS NULL THEN k.summary END AS summary, ${liveOfKey("t.session_id")} AS live, ${HOST_OF_TURN}`;
 const JOINS = `LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
   LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
   LEFT JOIN skeletons k ON k.turn_id = t.id`;

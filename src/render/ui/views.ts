@@ -4,6 +4,7 @@
  */
 import type { ContextStats } from "../../core/context.ts";
 import type { ConversationItem } from "../../core/conversation.ts";
+import { assistantName, hostMark } from "../../core/host.ts";
 import type { SearchHit } from "../../core/search.ts";
 import type { MonitorRow } from "../../core/usage.ts";
 import type { ProjectRow, UiSessionRow } from "../../db/queries/ui.ts";
@@ -83,6 +84,8 @@ ${v.pauseCommand ? html`<h2>Stop capturing this project</h2><p>The web view chan
 export interface TurnView {
   id: number;
   origin: string;
+  /** `sessions.host` of the turn's session ('codex', or null for Claude Code). */
+  host?: string | null;
   number: number;
   startedAt: number;
   endedAt: number;
@@ -94,6 +97,12 @@ export interface TurnView {
   detailCommand: string;
 }
 
+/** ` <span class="tag host">codex</span>` beside a turn's session, nothing for Claude Code. */
+function hostSpan(stored: string | null | undefined): Html | "" {
+  const mark = hostMark(stored);
+  return mark === null ? "" : html` <span class="tag host">${mark}</span>`;
+}
+
 function anchorOf(t: { origin: string; number: number }): string {
   return `turn-${t.origin.slice(0, 8)}-${t.number}`;
 }
@@ -101,9 +110,9 @@ function anchorOf(t: { origin: string; number: number }): string {
 /** A turn as a conversation: the prompt, then the reply's text and tool calls as they happened. */
 export function turnArticle(t: TurnView, project: string | null, cut: Cuts): Html {
   return html`<article class="turn" id="${anchorOf(t)}" tabindex="-1">
-<header class="turn-head">${cut.whole ? html`<a href="${cut.whole}">Turn ${t.number}</a>` : html`Turn ${t.number}`} <time datetime="${new Date(t.startedAt).toISOString()}">${when(t.startedAt)}</time> <span class="origin">${t.origin.slice(0, 8)}</span>${t.summary ? html` <span class="summary">${t.summary}</span>` : ""}</header>
+<header class="turn-head">${cut.whole ? html`<a href="${cut.whole}">Turn ${t.number}</a>` : html`Turn ${t.number}`} <time datetime="${new Date(t.startedAt).toISOString()}">${when(t.startedAt)}</time> <span class="origin">${t.origin.slice(0, 8)}</span>${hostSpan(t.host)}${t.summary ? html` <span class="summary">${t.summary}</span>` : ""}</header>
 <section class="msg user"><h3 class="who">Prompt</h3>${prose(t.user, cut)}</section>
-<section class="msg assistant"><h3 class="who">Claude</h3>${t.items.length > 0 ? replyItems(t.items, project, cut) : html`<p class="muted">(no reply)</p>`}</section>
+<section class="msg assistant"><h3 class="who">${assistantName(t.host)}</h3>${t.items.length > 0 ? replyItems(t.items, project, cut) : html`<p class="muted">(no reply)</p>`}</section>
 </article>`;
 }
 
@@ -218,7 +227,7 @@ export function searchPage(v: SearchPageView): string {
   const results = v.results.map(
     (
       r,
-    ) => html`<li class="result"><p><a href="${r.link ?? "#"}">${when(r.hit.at)} · turn ${r.hit.turnNumber ?? "—"}</a> <span class="origin">${r.hit.session.slice(0, 8)}</span> <span class="tag">${r.hit.label}</span></p>
+    ) => html`<li class="result"><p><a href="${r.link ?? "#"}">${when(r.hit.at)} · turn ${r.hit.turnNumber ?? "—"}</a> <span class="origin">${r.hit.session.slice(0, 8)}</span>${hostSpan(r.hit.host)} <span class="tag">${r.hit.label}</span></p>
 ${r.windows.map((w) => html`<pre class="snippet"><span class="muted">${w.label}:</span> ${highlight(w.text, v.terms)}</pre>`)}</li>`,
   );
   return page(

@@ -3,141 +3,14 @@
  * pinned in devDependencies) run offline with `codex exec` against the project's own loopback
  * stand-in of the Responses API (codex-stand-in.ts). Skipped only when the binary is absent.
  */
-import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CodexStandIn } from "./codex-stand-in.ts";
+import { codexExec, codexSkipReason, codexWorld, query, throughline, turnTexts } from "./codex-world.ts";
 import { waitUntil } from "./driver.ts";
 
-const REPO = join(import.meta.dir, "..", "..");
-const CODEX = process.env.THROUGHLINE_E2E_CODEX || join(REPO, "node_modules", ".bin", "codex");
-const SKIP =
-  process.env.THROUGHLINE_SKIP_E2E === "1"
-    ? "THROUGHLINE_SKIP_E2E=1"
-    : existsSync(CODEX)
-      ? null
-      : `no codex at ${CODEX}`;
-
-interface CodexWorld extends AsyncDisposable {
-  root: string;
-  project: string;
-  codexHome: string;
-  env: Record<string, string>;
-  model: CodexStandIn;
-}
-
-async function codexWorld(): Promise<CodexWorld> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "tl-codex-e2e-")));
-  const project = join(root, "proj");
-  const codexHome = join(root, "codex");
-  mkdirSync(project, { recursive: true });
-  mkdirSync(codexHome, { recursive: true });
-  const git = (...args: string[]) =>
-    Bun.spawnSync(["git", ...args], { cwd: project, stdout: "ignore", stderr: "ignore" });
-  git("init", "-q");
-  git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init");
-  const model = new CodexStandIn();
-  writeFileSync(
-    join(codexHome, "config.toml"),
-    [
-      'model = "gpt-5.5"',
-      'model_provider = "standin"',
-      "check_for_update_on_startup = false",
-      "",
-      "[analytics]",
-      "enabled = false",
-      "",
-      `[projects.${JSON.stringify(project)}]`,
-      'trust_level = "trusted"',
-      "",
-      "[model_providers.standin]",
-      'name = "standin"',
-      `base_url = "${model.baseUrl}"`,
-      'env_key = "CODEX_STANDIN_KEY"',
-      'wire_api = "responses"',
-      "request_max_retries = 0",
-      "stream_max_retries = 0",
-      "",
-    ].join("\n"),
-  );
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: join(root, "home"),
-    CODEX_HOME: codexHome,
-    THROUGHLINE_HOME: join(root, "tl"),
-    CODEX_STANDIN_KEY: "dummy",
-    TZ: "UTC",
-    NO_COLOR: "1",
-  };
-  return {
-    root,
-    project,
-    codexHome,
-    env,
-    model,
-    async [Symbol.asyncDispose]() {
-      await model[Symbol.asyncDispose]();
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
-}
-
-function throughline(w: CodexWorld, args: string[]) {
-  const p = Bun.spawnSync([process.execPath, join(REPO, "src", "cli.ts"), ...args], {
-    env: w.env,
-    cwd: w.project,
-  });
-  return { exitCode: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
-}
-
-async function codexExec(
-  w: CodexWorld,
-  args: string[],
-): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const p = Bun.spawn([CODEX, "exec", ...args], {
-    env: w.env,
-    cwd: w.project,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
-  return { exitCode: await p.exited, stdout, stderr };
-}
-
-function query<T>(w: CodexWorld, read: (db: Database) => T): T | null {
-  const path = join(w.env.THROUGHLINE_HOME!, "throughline.db");
-  if (!existsSync(path)) return null;
-  const db = new Database(path, { readonly: true });
-  try {
-    return read(db);
-  } catch {
-    return null;
-  } finally {
-    db.close();
-  }
-}
-
-const turnTexts = (w: CodexWorld) =>
-  query(
-    w,
-    (db) =>
-      db
-        .query(
-          "SELECT s.host, t.origin_session_id AS session, b.text FROM turns t JOIN sessions s ON s.id = t.origin_session_id JOIN bodies b ON b.turn_id = t.id AND b.role = 'user' ORDER BY t.started_at",
-        )
-        .all() as { host: string | null; session: string; text: string }[],
-  ) ?? [];
+const SKIP = codexSkipReason();
+if (SKIP !== null) console.warn(`codex exec e2e skipped: ${SKIP}`);
 
 describe.skipIf(SKIP !== null)("codex exec (real Codex CLI, offline)", () => {
   test("install, three turns with a shell call, /tl, a new session: its first request carries the push, the pull it prints returns a pre-clear turn, uninstall restores the files", async () => {
@@ -214,5 +87,62 @@ describe.skipIf(SKIP !== null)("codex exec (real Codex CLI, offline)", () => {
     expect(un.exitCode).toBe(0);
     expect(existsSync(join(w.codexHome, "hooks.json"))).toBe(false);
     expect(readFileSync(join(w.codexHome, "config.toml"), "utf8")).toBe(configBefore);
+  }, 120_000);
+
+  test("an auto-compaction fires SessionStart(compact) and the next request carries the push with the turns Codex dropped", async () => {
+    // Codex compacts before a turn when the previous one reported more tokens than this limit.
+    await using w = await codexWorld({ config: ["model_auto_compact_token_limit = 1000"] });
+    expect(throughline(w, ["install", "codex"]).exitCode).toBe(0);
+    const marker = `kept-${Date.now().toString(36)}`;
+    await codexExec(w, [`first turn TAG:k1 RUN:echo ${marker}`]);
+    await codexExec(w, ["resume", "--last", "big turn TAG:k2 TOKENS:5000"]);
+    const [first] = await waitUntil(
+      () => turnTexts(w).length === 2 && turnTexts(w),
+      "two codex turns",
+      20_000,
+    );
+    const session = first!.session;
+    // A resume without compaction hands nothing over: no push before the compaction.
+    const plain = w.model.requests.filter((r) => !r.compaction);
+    expect(plain.some((r) => r.developer.some((d) => d.includes("first turn TAG:k1")))).toBe(false);
+
+    const before = w.model.requests.length;
+    const after = await codexExec(w, ["resume", "--last", "after compaction TAG:k3"]);
+    expect(after.exitCode).toBe(0);
+    expect(after.stdout).toContain("[k3] done");
+    const requests = w.model.requests.slice(before);
+    const compactAt = requests.findIndex((r) => r.compaction);
+    expect(compactAt).toBeGreaterThanOrEqual(0);
+    const next = requests.slice(compactAt + 1).find((r) => !r.compaction);
+    expect(next?.prompt).toBe("after compaction TAG:k3");
+    // The push, as SessionStart(compact)'s additionalContext: both turns, whole, under Codex's cut.
+    const push = next!.developer.find((d) => d.includes("first turn TAG:k1"));
+    expect(push).toBeDefined();
+    expect(push).toContain("big turn TAG:k2");
+    expect(push).toContain(`echo ${marker}`);
+    expect(push!.length).toBeLessThanOrEqual(9_500);
+    expect(push).not.toContain("tokens truncated");
+    // Recorded as a push after a compaction of this session.
+    const pushes = await waitUntil(
+      () =>
+        query(w, (db) =>
+          db
+            .query("SELECT count(*) AS n FROM injections WHERE session_id = $s AND moment = 'compaction'")
+            .get({ s: session }),
+        ) as { n: number } | null,
+      "the compaction push's row",
+      10_000,
+    );
+    expect(pushes.n).toBe(1);
+    // Codex's own summary is kept as the compaction; the pushed text is not stored as a turn.
+    await waitUntil(
+      () => turnTexts(w).some((t) => t.text === "after compaction TAG:k3"),
+      "the turn after compaction",
+      20_000,
+    );
+    const stored = query(w, (db) =>
+      db.query("SELECT count(*) AS n FROM bodies WHERE text LIKE '%recall --l2%'").get(),
+    ) as { n: number };
+    expect(stored.n).toBe(0);
   }, 120_000);
 });

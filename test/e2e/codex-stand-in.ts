@@ -7,7 +7,12 @@
  * - `PULL` in the prompt, and no tool output yet: an `exec_command` running the first
  *   `<invocation> detail …` command found in the developer messages (throughline's push),
  *   exactly as printed;
+ * - `SEARCH:<words>` in the prompt, and no tool output yet: an `exec_command` running the first
+ *   `<invocation> search …` command found in the developer messages, up to `search`, with the words;
+ * - a compaction request (no tools; Codex's checkpoint instructions as the prompt): a summary text;
  * - otherwise the text `[<tag>] done` for `TAG:<tag>`, plus ` (tool output seen)` after a tool.
+ * `TOKENS:<n>` in the prompt reports n tokens of usage (with a low
+ * `model_auto_compact_token_limit`, the next turn compacts first).
  */
 
 export interface CodexRequest {
@@ -18,7 +23,12 @@ export interface CodexRequest {
   developer: string[];
   /** Tool outputs after the last user message. */
   toolOutputs: string[];
+  /** Codex's compaction request: no tools, its checkpoint instructions as the last user message. */
+  compaction: boolean;
 }
+
+/** What the stand-in model answers a compaction with: the summary Codex keeps. */
+export const COMPACTION_SUMMARY = "STAND-IN COMPACTION SUMMARY";
 
 type Item = { type?: string; role?: string; content?: unknown; output?: unknown };
 
@@ -34,9 +44,13 @@ export function readRequest(body: Record<string, unknown>): CodexRequest {
   input.forEach((it, i) => {
     if ((it.type ?? "message") === "message" && it.role === "user") last = i;
   });
+  const prompt = last >= 0 ? textOf(input[last]!.content) : "";
   return {
     body,
-    prompt: last >= 0 ? textOf(input[last]!.content) : "",
+    compaction:
+      (!Array.isArray(body.tools) || body.tools.length === 0) &&
+      prompt.includes("CONTEXT CHECKPOINT COMPACTION"),
+    prompt,
     developer: input.filter((it) => it.role === "developer").map((it) => textOf(it.content)),
     toolOutputs: input
       .slice(last + 1)
@@ -54,10 +68,26 @@ export function pushedDetail(developer: readonly string[]): string | null {
   return null;
 }
 
+/**
+ * The `search` a push's guide printed, up to and including `search` (what follows it there is a
+ * placeholder), or null: the part a model keeps, adding its own words.
+ */
+export function pushedSearch(developer: readonly string[]): string | null {
+  for (const text of developer) {
+    const m = /`([^`\n]* search)(?: [^`\n]*)?`/.exec(text);
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
 type Output = { type: "message"; text: string } | { type: "shell"; cmd: string };
 
 function decide(r: CodexRequest): Output {
+  if (r.compaction) return { type: "message", text: COMPACTION_SUMMARY };
   if (r.toolOutputs.length === 0) {
+    const words = /SEARCH:(\S+)/.exec(r.prompt)?.[1];
+    const search = words === undefined ? null : pushedSearch(r.developer);
+    if (search !== null) return { type: "shell", cmd: `${search} ${words}` };
     const run = /RUN:(?:`([^`]+)`|(.+))$/m.exec(r.prompt);
     if (run) return { type: "shell", cmd: (run[1] ?? run[2]!).trim() };
     if (r.prompt.includes("PULL")) {
@@ -113,12 +143,13 @@ export class CodexStandIn implements AsyncDisposable {
             call_id: `call_${n}`,
             arguments: JSON.stringify({ cmd: out.cmd }),
           };
+    const tokens = Number(/TOKENS:(\d+)/.exec(r.prompt)?.[1] ?? 110);
     const usage = {
-      input_tokens: 100,
+      input_tokens: tokens - 10,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: 10,
       output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 110,
+      total_tokens: tokens,
     };
     const response = { id: `resp_${n}`, object: "response", status: "completed", model: "gpt-5.5" };
     const text = sse([

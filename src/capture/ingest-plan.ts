@@ -8,6 +8,7 @@ import type { NotTranscript, SkippedLines } from "../core/transcript-file.ts";
 import { projectOf } from "../db/project.ts";
 import type { CursorRow, TurnWrite } from "../db/queries/capture.ts";
 import type { SessionUpsert } from "../db/queries/sessions.ts";
+import { codexForkPoint } from "./codex-fork.ts";
 import {
   codexRollout,
   fingerprintAfterRead,
@@ -151,6 +152,8 @@ export interface TranscriptPlan {
   /** Read from byte 0 and no line is a transcript entry: what the file holds instead. */
   notTranscript: NotTranscript | null;
   newestFinalText: string | null;
+  /** A Codex fork read from its start: the parent's prompt uuid it was forked after (codex-fork.ts). */
+  forkUuid: string | null;
 }
 
 /** The first line number of each of `offsets` (ascending, within `buf`, which starts at byte `start`). */
@@ -279,5 +282,6 @@ export function planTranscript(opts: IngestOptions, observed: Observed): Transcr
     skipped,
     ...notes,
     newestFinalText,
+    forkUuid: codex && start === 0 && lines[0] ? codexForkPoint(opts.path, lines[0].text) : null,
   }));
 }

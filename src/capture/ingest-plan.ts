@@ -8,7 +8,6 @@ import type { NotTranscript, SkippedLines } from "../core/transcript-file.ts";
 import { projectOf } from "../db/project.ts";
 import type { CursorRow, TurnWrite } from "../db/queries/capture.ts";
 import type { SessionUpsert } from "../db/queries/sessions.ts";
-import { codexForkPoint } from "./codex-fork.ts";
 import {
   codexRollout,
   fingerprintAfterRead,
@@ -223,6 +222,12 @@ export function readLines(path: string, start: number, size: number, cursor: Cur
   });
 }
 
+/** A Codex fork's link (codex-fork.ts), loaded only for a rollout read from its start. */
+function forkPointOf(path: string, firstLine: string): string | null {
+  const m = require("./codex-fork.ts") as typeof import("./codex-fork.ts");
+  return m.codexForkPoint(path, firstLine);
+}
+
 export function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan | null {
   const { cursor, size } = observed;
   const resume = cursor !== null && observed.valid;
@@ -282,6 +287,6 @@ export function planTranscript(opts: IngestOptions, observed: Observed): Transcr
     skipped,
     ...notes,
     newestFinalText,
-    forkUuid: codex && start === 0 && lines[0] ? codexForkPoint(opts.path, lines[0].text) : null,
+    forkUuid: codex && start === 0 && lines[0] ? forkPointOf(opts.path, lines[0].text) : null,
   }));
 }

@@ -132,6 +132,8 @@ async function benchTimings(): Promise<void> {
         "hook stop (turn 10)": "≤ 4×",
         "hook stop (turn 1,000 of a ≥10 MB transcript)": "≤ 4×",
         "hook post-tool-use": "≤ 4×",
+        "hook stop, codex (turn 10)": "≤ 4×",
+        "hook stop, codex (turn 1,000 of a ≥10 MB rollout)": "≤ 4×",
       },
     },
     {
@@ -157,6 +159,13 @@ async function benchTimings(): Promise<void> {
   const s1000 = results["hook stop (turn 1,000 of a ≥10 MB transcript)"]!;
   // Growth from turn 10 to turn 1,000, from the paired ratios (each against its own floor runs).
   extra.stop_1000_vs_10 = round((s1000.ratio ?? 0) / (s10.ratio ?? 1));
+  // The same Stop on a Codex rollout (bench/codex.ts), and its growth from turn 10 to turn 1,000.
+  console.error("codex…");
+  const { benchCodex } = await import("./codex.ts");
+  for (const [name, r] of Object.entries(await benchCodex({ bin, runs }))) add(name, r, GOALS[name]);
+  const c10 = results["hook stop, codex (turn 10)"]!;
+  const c1000 = results["hook stop, codex (turn 1,000 of a ≥10 MB rollout)"]!;
+  extra.codex_stop_1000_vs_10 = round((c1000.ratio ?? 0) / (c10.ratio ?? 1));
 
   // Pull, activity and search benches live beside their features; run them when present.
   for (const [file, fn] of [

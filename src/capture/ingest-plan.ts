@@ -151,6 +151,8 @@ export interface TranscriptPlan {
   /** Read from byte 0 and no line is a transcript entry: what the file holds instead. */
   notTranscript: NotTranscript | null;
   newestFinalText: string | null;
+  /** A Codex fork read from its start: the parent's prompt uuid it was forked after (codex-fork.ts). */
+  forkUuid: string | null;
 }
 
 /** The first line number of each of `offsets` (ascending, within `buf`, which starts at byte `start`). */
@@ -220,6 +222,12 @@ export function readLines(path: string, start: number, size: number, cursor: Cur
   });
 }
 
+/** A Codex fork's link (codex-fork.ts), loaded only for a rollout read from its start. */
+function forkPointOf(path: string, firstLine: string): string | null {
+  const m = require("./codex-fork.ts") as typeof import("./codex-fork.ts");
+  return m.codexForkPoint(path, firstLine);
+}
+
 export function planTranscript(opts: IngestOptions, observed: Observed): TranscriptPlan | null {
   const { cursor, size } = observed;
   const resume = cursor !== null && observed.valid;
@@ -279,5 +287,6 @@ export function planTranscript(opts: IngestOptions, observed: Observed): Transcr
     skipped,
     ...notes,
     newestFinalText,
+    forkUuid: codex && start === 0 && lines[0] ? forkPointOf(opts.path, lines[0].text) : null,
   }));
 }

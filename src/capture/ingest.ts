@@ -131,6 +131,8 @@ function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): 
     );
   }
   const copied = settleCopies(db, origin, p.turns);
+  // A Codex fork copies nothing: its rollout names the parent's turn it was forked after.
+  if (p.forkUuid) setForkPoint(db, origin, p.forkUuid, Number.MAX_SAFE_INTEGER);
   for (const t of p.turns) {
     if (t.turn.uuid !== null && copied.has(t.turn.uuid)) continue;
     const turnId = upsertTurn(db, { ...t.turn, sessionId: key });

@@ -154,7 +154,11 @@ function message(ctx: Ctx, p: JsonObject, state: RolloutState): JsonObject[] {
   }
   if (role !== "user" || !text.trim() || !isRealPrompt(p, text)) return [];
   state.promptTurn = turn;
-  return [entry(ctx, "user", { message: { role: "user", content: [{ type: "text", text }] } })];
+  // The message id (else the turn id) is the turn's uuid: a fork's link names it (forkBaseOf).
+  const uuid = str(p.id) ?? turn;
+  const fields: JsonObject = { message: { role: "user", content: [{ type: "text", text }] } };
+  if (uuid) fields.uuid = uuid;
+  return [entry(ctx, "user", fields)];
 }
 
 function reasoning(ctx: Ctx, p: JsonObject): JsonObject[] {
@@ -246,4 +250,53 @@ export function* rolloutLines(lines: Iterable<RawLine>): Generator<RawLine> {
     }
     for (const e of entries) yield { text: JSON.stringify(e), start: line.start, end: line.end };
   }
+}
+
+/**
+ * A fork's rollout does not copy its parent's history (../shared/docs/codex-HARNESS.md): its
+ * `session_meta` names the parent and where its history ends, `history_base: {thread_id,
+ * end_ordinal_exclusive, end_byte_offset}` (older: `forked_from_id`, `forked_from_ordinal_exclusive`).
+ */
+export interface ForkBase {
+  parent: string;
+  /** The parent's bytes before this offset are the fork's history (null: by ordinal only). */
+  endByte: number | null;
+  endOrdinal: number | null;
+}
+
+const num = (v: Json | undefined): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+/** The fork base of a rollout's first line, or null when it is no fork's `session_meta`. */
+export function forkBaseOf(firstLine: string): ForkBase | null {
+  const record = parseLine(firstLine);
+  if (record?.type !== "session_meta" || !isObject(record.payload)) return null;
+  const p = record.payload;
+  const base = isObject(p.history_base) ? p.history_base : {};
+  const parent = str(base.thread_id) ?? str(p.forked_from_id);
+  if (!parent) return null;
+  return {
+    parent,
+    endByte: num(base.end_byte_offset),
+    endOrdinal: num(base.end_ordinal_exclusive) ?? num(p.forked_from_ordinal_exclusive),
+  };
+}
+
+/**
+ * The uuid of the newest prompt a person wrote in a parent's lines before the fork `base` (the
+ * fork point, as `sessions.fork_uuid`); null when there is none.
+ */
+export function lastPromptBefore(lines: Iterable<RawLine>, base: ForkBase): string | null {
+  const state: RolloutState = { promptTurn: undefined };
+  let last: string | null = null;
+  for (const line of lines) {
+    if (base.endByte !== null && line.end > base.endByte) break;
+    const record = parseLine(line.text);
+    if (record === null) continue;
+    const ordinal = num(record.ordinal);
+    if (base.endByte === null && base.endOrdinal !== null && ordinal !== null && ordinal >= base.endOrdinal)
+      break;
+    for (const e of translateRecord(record, state) ?? [])
+      if (e.type === "user" && !e.isCompactSummary && typeof e.uuid === "string") last = e.uuid;
+  }
+  return last;
 }

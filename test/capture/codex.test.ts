@@ -145,7 +145,7 @@ describe("codex capture", () => {
     // Each run reads the open turn again and the new one: the same few lines, whatever came before.
     expect(Math.abs(cost[1000]! - cost[10]!)).toBeLessThan(50);
     expect(count(t.db, "SELECT count(*) AS n FROM bodies WHERE text LIKE '%INJECTED%'")).toBe(0);
-  });
+  }, 60_000); // 1,000 runs: about 6 s on a busy two-core machine
 
   test("a reasoning summary is an L3 thinking row of its turn", () => {
     using t = tempDb();

@@ -48,9 +48,10 @@ export class RolloutBuilder {
   turn(
     prompt: string,
     reply: string,
-    opts: { shell?: ShellStep; injected?: string; reasoning?: string } = {},
+    opts: { shell?: ShellStep; injected?: string; reasoning?: string; turnId?: string } = {},
   ): this {
-    const turnId = `turn-${++seq}`;
+    // Codex's turn and call ids are unique across sessions; several builders in one database need `turnId`.
+    const turnId = opts.turnId ?? `turn-${++seq}`;
     const meta = { turn_id: turnId };
     this.push("event_msg", { type: "task_started", turn_id: turnId });
     this.push("turn_context", { turn_id: turnId, cwd: this.cwd, approval_policy: "never" });

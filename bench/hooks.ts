@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { TranscriptBuilder } from "../harness/transcript.ts";
 import { ingestTranscript } from "../src/capture/ingest.ts";
 import { ingestSession } from "../src/capture/session.ts";
 import { shellQuote } from "../src/core/invocation.ts";
@@ -22,7 +23,6 @@ import { SETTLED_MS } from "../src/db/marks/store.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
 import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV, PUSH_AHEAD_ENV } from "../src/hooks/flags.ts";
 import { preparePush } from "../src/hooks/prepared-push.ts";
-import { TranscriptBuilder } from "../test/helpers/transcript.ts";
 import { measure, WORK } from "./lib.ts";
 
 const PROJECT = "/home/dev/bench-project";

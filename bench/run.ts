@@ -226,7 +226,7 @@ async function benchTimings(): Promise<void> {
   // Hook latency as the real Claude Code client records it (test/e2e; skipped without the CLI/tmux).
   if (process.env.BENCH_SKIP_E2E !== "1") {
     console.error("hook latency inside Claude Code…");
-    const { hookLatencies } = await import("../test/e2e/hook-latency.ts");
+    const { hookLatencies } = await import("../harness/e2e/hook-latency.ts");
     const report = await hookLatencies({ rounds: 3 });
     extra.claude_code_hook_latency = report.skipped ? { skipped: report.skipped } : report.summary;
   }

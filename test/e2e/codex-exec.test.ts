@@ -16,8 +16,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitUntil } from "../../harness/e2e/driver.ts";
 import { CodexStandIn } from "./codex-stand-in.ts";
-import { waitUntil } from "./driver.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const CODEX = process.env.THROUGHLINE_E2E_CODEX || join(REPO, "node_modules", ".bin", "codex");

@@ -67,11 +67,11 @@ export function hookBench(bin: string, runs: number): HookBench {
 export function timeHook(
   h: HookBench,
   args: string[],
-  opts: { stdin: () => string; before?: () => void; env?: Record<string, string> },
+  opts: { stdin?: () => string; before?: () => void; env?: Record<string, string> },
 ): HookRow {
   return measure(h.runs, () => [h.bin, ...args], {
     env: { ...h.env, ...opts.env },
-    stdin: opts.stdin,
+    ...(opts.stdin ? { stdin: opts.stdin } : {}),
     ...(opts.before ? { before: opts.before } : {}),
   });
 }

@@ -1,6 +1,6 @@
 /**
  * The hook rows on real sessions (issue 46, item 5): the heaviest main sessions of ../shared/corpus,
- * each in a database holding the rest of the corpus, timed as bench/hooks.ts times the generated
+ * each in a database holding the corpus's sessions of other projects, timed as bench/hooks.ts times the generated
  * ones (paired with the floor, same goals): the Stop's own work at the first and at the last turn of
  * the real transcript, the Stop as registered, the push at the first prompt after a /clear of that
  * session's chain (rendered, prepared, printed ahead), SessionStart, `context`, `search`, and
@@ -48,22 +48,25 @@ interface RealSession {
   bytes: number;
 }
 
-/**
- * The `count` heaviest main transcripts of the corpus: the most tool calls (what a Stop stores and
- * a push renders most of), then the largest; sub-agent files go with their session.
- */
-export function heaviestSessions(count: number, dir = REAL_CORPUS): string[] {
-  if (!existsSync(dir)) return [];
+/** The corpus's main transcripts: tool calls, size and project (sub-agent files go with their session). */
+function corpusIndex(dir: string): { file: string; calls: number; size: number; project: string | null }[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith(".jsonl") && !f.includes(".sub-agent-"))
     .map((f) => {
       const raw = readFileSync(join(dir, f));
-      const calls = parseSession(raw).turns.reduce(
-        (a, t) => a + t.items.filter(([k]) => k === "tool_in").length,
-        0,
-      );
-      return { file: join(dir, f), calls, size: raw.length };
-    })
+      const { turns, cwd } = parseSession(raw);
+      const calls = turns.reduce((a, t) => a + t.items.filter(([k]) => k === "tool_in").length, 0);
+      return { file: join(dir, f), calls, size: raw.length, project: cwd };
+    });
+}
+
+/**
+ * The `count` heaviest main transcripts of the corpus: the most tool calls (what a Stop stores and
+ * a push renders most of), then the largest.
+ */
+export function heaviestSessions(count: number, dir = REAL_CORPUS): string[] {
+  if (!existsSync(dir)) return [];
+  return corpusIndex(dir)
     .sort((a, b) => b.calls - a.calls || b.size - a.size)
     .slice(0, count)
     .map((x) => x.file);
@@ -90,12 +93,19 @@ function loadSession(file: string): RealSession {
   return { name: stem(file), file, id, project: cwd ?? "/home/dev/real", lines, turns, bytes: raw.length };
 }
 
-/** Every corpus file but `sessions`, replayed once: the rest of a user's memory around each one. */
-function baseTemplate(sessions: string[]): string {
+/**
+ * The rest of a user's memory around `s`: every corpus session of other projects, replayed. The
+ * sessions of its own project are left out, so the /clear of the rows hands over `s` and not a
+ * newer session of that project.
+ */
+function baseTemplate(s: RealSession): string {
+  const own = corpusIndex(REAL_CORPUS)
+    .filter((x) => x.project === s.project)
+    .map((x) => x.file);
   const base = join(WORK, "real-base.template.db");
   removeDb(base);
   const db = openForWrite(base);
-  replay(db, [REAL_CORPUS], { filter: (f) => !belongs(f, sessions) });
+  replay(db, [REAL_CORPUS], { filter: (f) => !belongs(f, [s.file, ...own]) });
   db.run("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();
   return base;
@@ -256,10 +266,10 @@ export function benchReal(opts: { bin: string; runs: number; count?: number }): 
   const files = heaviestSessions(opts.count ?? Number(process.env.BENCH_REAL_SESSIONS ?? 3));
   if (files.length === 0) return { rows: {}, replay: {} };
   const h = hookBench(opts.bin, opts.runs);
-  const base = baseTemplate(files);
   const replayed: Record<string, { mb_per_s: number; mb: number }> = {};
   for (const file of files) {
     const s = loadSession(file);
+    const base = baseTemplate(s);
     console.error(`  real ${s.name}: ${s.turns.length} turns, ${(s.bytes / 1e6).toFixed(1)} MB…`);
     const label = (row: string) => `real ${s.name}: ${row}`;
     stopRows(h, s, base, label);

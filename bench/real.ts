@@ -54,9 +54,11 @@ function corpusIndex(dir: string): { file: string; calls: number; size: number; 
     .filter((f) => f.endsWith(".jsonl") && !f.includes(".sub-agent-"))
     .map((f) => {
       const raw = readFileSync(join(dir, f));
-      const { turns, cwd } = parseSession(raw);
-      const calls = turns.reduce((a, t) => a + t.items.filter(([k]) => k === "tool_in").length, 0);
-      return { file: join(dir, f), calls, size: raw.length, project: cwd };
+      const calls = parseSession(raw).turns.reduce(
+        (a, t) => a + t.items.filter(([k]) => k === "tool_in").length,
+        0,
+      );
+      return { file: join(dir, f), calls, size: raw.length, project: firstCwd(raw) };
     });
 }
 
@@ -72,6 +74,12 @@ export function heaviestSessions(count: number, dir = REAL_CORPUS): string[] {
     .map((x) => x.file);
 }
 
+/** The session's project: the first `cwd` its transcript names (a session keeps it when it moves). */
+function firstCwd(raw: Uint8Array): string | null {
+  const m = /"cwd":"((?:[^"\\]|\\.)*)"/.exec(Buffer.from(raw.subarray(0, 1 << 20)).toString("utf8"));
+  return m ? (JSON.parse(`"${m[1]}"`) as string) : null;
+}
+
 const stem = (file: string) => basename(file).replace(/\.jsonl$/, "");
 /** A corpus file that belongs to one of `sessions` (its transcript or a sub-agent's). */
 const belongs = (file: string, sessions: string[]) =>
@@ -81,7 +89,7 @@ const belongs = (file: string, sessions: string[]) =>
 
 function loadSession(file: string): RealSession {
   const raw = readFileSync(file);
-  const { lines, turns, cwd } = parseSession(raw);
+  const { lines, turns } = parseSession(raw);
   let id = stem(file);
   for (const l of lines.slice(0, 50)) {
     const m = /"sessionId":"([^"]+)"/.exec(Buffer.from(l).toString("utf8"));
@@ -90,7 +98,15 @@ function loadSession(file: string): RealSession {
       break;
     }
   }
-  return { name: stem(file), file, id, project: cwd ?? "/home/dev/real", lines, turns, bytes: raw.length };
+  return {
+    name: stem(file),
+    file,
+    id,
+    project: firstCwd(raw) ?? "/home/dev/real",
+    lines,
+    turns,
+    bytes: raw.length,
+  };
 }
 
 /**

@@ -12,7 +12,7 @@
  *   UserPromptSubmit prints as many characters as throughline's push did: what the client's own
  *   handling of a hook's output costs, apart from what computing it costs (buildPrintingFloor).
  *
- * Each configuration has its own isolated home and interactive session (test/e2e/driver.ts: a
+ * Each configuration has its own isolated home and interactive session (harness/e2e/driver.ts: a
  * private tmux, the stand-in model); the three are driven in turn, round by round, with the order
  * rotated each round, so a shared machine's drift falls on all three alike. The time is one
  * clock in this process: `performance.now()` just before `tmux send-keys Enter`, and the
@@ -24,9 +24,6 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { shellQuote } from "../src/core/invocation.ts";
-import { PUSH_HEADING } from "../src/core/search.ts";
-import { mergeHooks } from "../src/core/settings.ts";
 import {
   createHome,
   type E2EHome,
@@ -36,9 +33,12 @@ import {
   settingsPath,
   TmuxClaude,
   waitUntil,
-} from "../test/e2e/driver.ts";
-import { turnStored } from "../test/e2e/scenario.ts";
-import { lastPrompt, lastUserMessage, messageText, type RecordedRequest } from "../test/e2e/stand-in.ts";
+} from "../harness/e2e/driver.ts";
+import { turnStored } from "../harness/e2e/scenario.ts";
+import { lastPrompt, lastUserMessage, messageText, type RecordedRequest } from "../harness/e2e/stand-in.ts";
+import { shellQuote } from "../src/core/invocation.ts";
+import { PUSH_HEADING } from "../src/core/search.ts";
+import { mergeHooks } from "../src/core/settings.ts";
 import { median, PRINTING_FLOOR_FILE, round } from "./lib.ts";
 
 export const CLIENT_CONFIGS = ["none", "no-op", "throughline"] as const;

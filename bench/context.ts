@@ -7,14 +7,14 @@
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { CLI_INVOCATION } from "../harness/db.ts";
+import { type SeedTurn, seedChain } from "../harness/pull.ts";
 import { replay } from "../src/capture/replay.ts";
 import { formatClock } from "../src/core/clock.ts";
 import { nextOlderTurn, renderContext } from "../src/core/context.ts";
 import { CONTEXT_BUDGET } from "../src/core/turn-block.ts";
 import { openForRead, openForWrite } from "../src/db/open.ts";
 import { loadContextInput } from "../src/db/queries/chain.ts";
-import { CLI_INVOCATION } from "../test/helpers/db.ts";
-import { type SeedTurn, seedChain } from "../test/helpers/pull.ts";
 import { measure, ROOT, round, WORK } from "./lib.ts";
 
 export const BENCH_TURNS = 100_000;

@@ -29,9 +29,9 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { rng } from "../harness/cuts.ts";
 import { formatClock } from "../src/core/clock.ts";
 import { openForRead } from "../src/db/open.ts";
-import { rng } from "../test/helpers/cuts.ts";
 import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
 
 export const CORPUS = join(ROOT, "..", "shared", "corpus", "transcripts");

@@ -1,5 +1,5 @@
 /**
- * The question benchmark (test/helpers/questions.ts, test/fixtures/questions/corpus.json): the
+ * The question benchmark (harness/questions.ts, test/fixtures/questions/corpus.json): the
  * shared corpus replayed into a fresh database, each hand-written question searched in its
  * answering session's project and across everything, recall@1 and @5 by style for dev, holdout
  * and all. The table goes to stdout (bench/run.ts), the tallies to .bench/questions.json.
@@ -9,8 +9,6 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { replay } from "../src/capture/replay.ts";
-import { openForWrite } from "../src/db/open.ts";
 import {
   evaluateQuestions,
   loadQuestions,
@@ -22,7 +20,9 @@ import {
   SPLITS,
   scopeFor,
   tally,
-} from "../test/helpers/questions.ts";
+} from "../harness/questions.ts";
+import { replay } from "../src/capture/replay.ts";
+import { openForWrite } from "../src/db/open.ts";
 import { ROOT, WORK } from "./lib.ts";
 
 const CORPUS_TRANSCRIPTS = join(ROOT, "..", "shared", "corpus", "transcripts");

@@ -11,6 +11,8 @@
  * At the very end, the question benchmark (bench/questions.ts): recall of hand-written questions
  * by style and split; BENCH_ONLY=questions runs that section alone.
  * Sync through a git remote (bench/sync.ts): BENCH_ONLY=sync runs it alone (BENCH_SYNC_SCALE).
+ * The hook rows on the corpus's heaviest sessions (bench/real.ts): BENCH_ONLY=real runs them alone
+ * (BENCH_REAL_SESSIONS, default 3).
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +22,7 @@ import { CORPUS_TRANSCRIPTS, corpusFiles, renderSummary, runContinuation } from 
 import { benchHooks } from "./hooks.ts";
 import { buildBinary, buildFloor, measure, pairWithFloor, ROOT, round, WORK } from "./lib.ts";
 import { benchQuestions } from "./questions.ts";
+import { benchReal, renderReal } from "./real.ts";
 
 const only = process.env.BENCH_ONLY;
 if (
@@ -27,10 +30,11 @@ if (
   only !== "continuation" &&
   only !== "client" &&
   only !== "questions" &&
-  only !== "sync"
+  only !== "sync" &&
+  only !== "real"
 )
   throw new Error(
-    `BENCH_ONLY=${only}: the sections that run alone are "continuation", "client", "questions" and "sync"`,
+    `BENCH_ONLY=${only}: the sections that run alone are "continuation", "client", "questions", "sync" and "real"`,
   );
 
 /**
@@ -167,6 +171,11 @@ async function benchTimings(): Promise<void> {
   const c1000 = results["hook stop, codex (turn 1,000 of a ≥10 MB rollout)"]!;
   extra.codex_stop_1000_vs_10 = round((c1000.ratio ?? 0) / (c10.ratio ?? 1));
 
+  // The same hooks on the corpus's heaviest sessions (bench/real.ts): their own table, at the end.
+  console.error("hooks on real sessions…");
+  const real = benchReal({ bin, runs });
+  extra.real = real;
+
   // Pull, activity and search benches live beside their features; run them when present.
   for (const [file, fn] of [
     ["context.ts", "benchPull"],
@@ -235,7 +244,7 @@ async function benchTimings(): Promise<void> {
   // Hook latency as the real Claude Code client records it (test/e2e; skipped without the CLI/tmux).
   if (process.env.BENCH_SKIP_E2E !== "1") {
     console.error("hook latency inside Claude Code…");
-    const { hookLatencies } = await import("../test/e2e/hook-latency.ts");
+    const { hookLatencies } = await import("../harness/e2e/hook-latency.ts");
     const report = await hookLatencies({ rounds: 3 });
     extra.claude_code_hook_latency = report.skipped ? { skipped: report.skipped } : report.summary;
   }
@@ -306,6 +315,7 @@ async function benchTimings(): Promise<void> {
       hv.import.db_bytes_per_transcript_byte <= 0.5,
     );
   }
+  console.log(`\n${renderReal(real)}`);
   console.log(`\n${client.table}`);
   console.log(JSON.stringify(extra, null, 2));
   await Bun.write(
@@ -332,6 +342,17 @@ async function benchContinuation(): Promise<void> {
 if (only === "client") {
   console.error("building the floor and the binary…");
   console.log((await benchClientSection(await buildFloor(), await buildBinary())).table);
+} else if (only === "real") {
+  console.error("building the floor and the binary…");
+  const floorBin = await buildFloor();
+  const bin = await buildBinary();
+  pairWithFloor(floorBin);
+  const real = benchReal({ bin, runs: Math.max(20, Number(process.env.BENCH_RUNS ?? 20)) });
+  await Bun.write(
+    join(WORK, "real.json"),
+    JSON.stringify({ ...real, at: new Date().toISOString() }, null, 1),
+  );
+  console.log(renderReal(real));
 } else if (only === "questions") {
   console.log(`\n${await benchQuestions()}`);
 } else if (only === "sync") {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
-import { REPO } from "./helpers/db.ts";
+import { REPO } from "../harness/db.ts";
 
 /** docs/architecture.md's rules, checked where a test can check them. */
 const SRC = join(REPO, "src");
@@ -31,6 +31,16 @@ function localImports(file: string, lazy = false): string[] {
 }
 
 const rel = (f: string) => relative(REPO, f);
+
+/**
+ * The tests that check a bench suite's shape, and the bench files each may import: the only edges
+ * from test/ into bench/ (everything else both use lives in harness/).
+ */
+const BENCH_SHAPE_TESTS: Record<string, string[]> = {
+  "test/corpus/continuation.test.ts": ["bench/continuation.ts"],
+  "test/corpus/heavy.test.ts": ["bench/heavy.ts"],
+  "test/e2e/client-latency.test.ts": ["bench/client.ts", "bench/lib.ts"],
+};
 
 /** The longest a file in src/ may be: one job per file (issue 46). */
 const MAX_FILE_LINES = 500;
@@ -145,6 +155,25 @@ describe("architecture (docs/architecture.md)", () => {
     expect(localImports(stop)).not.toContain(join(SRC, "core", "invocation.ts"));
     expect(localImports(open, true)).toContain(join(SRC, "db", "schema.ts"));
     expect(localImports(open)).not.toContain(join(SRC, "db", "schema.ts"));
+  });
+
+  test("harness/ is shared by test/ and bench/: bench/ imports no test/, test/ imports bench/ only to check a suite", () => {
+    // The direction (docs/architecture.md, "Test and bench"): src ← harness ← bench, src ← harness ← test;
+    // a test may import the one bench suite whose shape it checks (BENCH_SHAPE_TESTS), nothing else of bench/.
+    const under = (dir: string) => (f: string) => f.startsWith(`${join(REPO, dir)}/`);
+    const crossings = ["src", "harness", "bench", "test"].flatMap((dir) =>
+      sources(join(REPO, dir)).flatMap((f) =>
+        localImports(f, true)
+          .filter((d) => {
+            if (dir === "src") return !under("src")(d);
+            if (dir === "harness") return under("test")(d) || under("bench")(d);
+            if (dir === "bench") return under("test")(d);
+            return under("bench")(d) && !(BENCH_SHAPE_TESTS[rel(f)] ?? []).includes(rel(d));
+          })
+          .map((d) => `${rel(f)} → ${rel(d)}`),
+      ),
+    );
+    expect(crossings).toEqual([]);
   });
 
   test("a command never imports another command (only the _ helpers)", () => {

@@ -5,9 +5,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, tempDir } from "../harness/db.ts";
+import { TranscriptBuilder } from "../harness/transcript.ts";
 import { commands } from "../src/commands/index.ts";
-import { runCli, tempDir } from "./helpers/db.ts";
-import { TranscriptBuilder } from "./helpers/transcript.ts";
 
 /** The words that reach a command that runs: a command with subcommands is reached through its first. */
 const LEAVES: string[][] = Object.keys(commands).map((name) =>

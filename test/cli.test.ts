@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { REPO, runCli, tempDir } from "../harness/db.ts";
 import { commands } from "../src/commands/index.ts";
 import { shellQuote } from "../src/core/invocation.ts";
 import { VERSION } from "../src/version.ts";
-import { REPO, runCli, tempDir } from "./helpers/db.ts";
 
 describe("CLI shell", () => {
   test("--version prints the package version", async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, tempDir, USER_PATH } from "./helpers/db.ts";
+import { REPO, tempDir, USER_PATH } from "../harness/db.ts";
 
 interface InstallLine {
   kind: "checkout" | "binary" | "plugin";

@@ -10,8 +10,8 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { REPO, runCli, SAMPLE, tempDir } from "../harness/db.ts";
 import { projectFolder } from "../src/commands/import.ts";
-import { REPO, runCli, SAMPLE, tempDir } from "./helpers/db.ts";
 
 const SID = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13";
 

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, runShell, tempDir } from "./helpers/db.ts";
+import { REPO, runShell, tempDir } from "../harness/db.ts";
 
 const SAMPLE_ID = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13";
 

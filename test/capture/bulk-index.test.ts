@@ -7,6 +7,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS, count, FIXTURES, REPO, SAMPLE, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import {
@@ -16,9 +18,7 @@ import {
   STALE_OWNER_MS,
   settleDeferral,
 } from "../../src/db/queries/fts-deferral.ts";
-import { CORPUS, count, FIXTURES, REPO, SAMPLE, tempDir } from "../helpers/db.ts";
 import { indexState, queriesOf, searchOutputs } from "../helpers/fts.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");
 const FIXTURE_INPUTS = [join(FIXTURES, "transcripts"), join(FIXTURES, "activity"), SAMPLE];

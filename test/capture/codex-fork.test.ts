@@ -9,12 +9,12 @@ import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { memoryHash, tempDir } from "../../harness/db.ts";
 import { findRollout } from "../../src/capture/codex-fork.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
-import { memoryHash, tempDir } from "../helpers/db.ts";
 
 const DIR = join(import.meta.dir, "..", "fixtures", "codex-fork");
 const PARENT = "01a24a1b-a7b8-7f73-800f-39e62a732296";

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { count, memoryHash, tempDb } from "../../harness/db.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { RolloutBuilder, rolloutPath } from "../helpers/codex-rollout.ts";
-import { count, memoryHash, tempDb } from "../helpers/db.ts";
 
 // Codex rollouts are captured into the same tables as Claude Code transcripts (docs/hosts.md).
 // The two fixtures were written by the real Codex 0.171.0 against a loopback stand-in, with hooks

@@ -2,10 +2,10 @@ import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { memoryHash, tempDb } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { FINAL_TEXT } from "../../src/db/row-forms.ts";
-import { memoryHash, tempDb } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 // The ingest cursor is validated by the content before it, not by the file's inode
 // (docs/benchmarks.md, "Where a Stop resumes"). These tests count bytes consumed and rows written,

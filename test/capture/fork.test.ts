@@ -8,6 +8,8 @@ import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { memoryHash, runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
@@ -15,8 +17,6 @@ import { turnCounts } from "../../src/db/queries/counts.ts";
 import { statuslineFacts } from "../../src/db/queries/statusline.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
-import { memoryHash, runCli, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/forks";
 const PARENT = "aaaaaaaa-0000-4000-8000-00000000f001";

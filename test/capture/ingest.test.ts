@@ -2,13 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ingestInCuts, rng } from "../../harness/cuts.ts";
+import { count, FIXTURES, memoryHash, SAMPLE, tempDb } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { subagentFiles } from "../../src/capture/ingest-subagent.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { MAX_JSON_DEPTH } from "../../src/core/jsonl.ts";
-import { ingestInCuts, rng } from "../helpers/cuts.ts";
-import { count, FIXTURES, memoryHash, SAMPLE, tempDb } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 describe("incremental capture", () => {
   test("ingesting twice gives the same rows", () => {

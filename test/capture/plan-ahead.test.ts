@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { CORPUS_TRANSCRIPTS, FIXTURES, memoryHash, REPO, SAMPLE, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { planAhead } from "../../src/capture/ingest-plan.ts";
 import { PLAN_AHEAD_BYTES, type ReplayReport, replay } from "../../src/capture/replay.ts";
 import { openForWrite, withReader } from "../../src/db/open.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
-import { CORPUS_TRANSCRIPTS, FIXTURES, memoryHash, REPO, SAMPLE, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 let dir: ReturnType<typeof tempDir>;
 /** A history of 24 sessions, over PLAN_AHEAD_BYTES in all, so a plain replay plans ahead. */

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FIXTURES, REPO, tempDb } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { summarizeNext } from "../../src/capture/summarize.ts";
 import { hintScansAgree, REDACTION_KINDS, redact, withHintBatch } from "../../src/core/redact.ts";
-import { FIXTURES, REPO, tempDb } from "../helpers/db.ts";
 import { SECRET_SHAPES, SECRETS } from "../helpers/secrets.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 /** The database file and its WAL as bytes, where a leaked secret would be found. */
 function storedBytes(path: string): string[] {

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDb, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { predecessorCandidates } from "../../src/db/queries/handoff.ts";
 import { originProject } from "../../src/db/queries/session-index.ts";
-import { tempDb, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 /**
  * A session's project is the directory it started in (docs/project-identity.md): the first cwd

@@ -7,12 +7,12 @@ import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, tempDb, tempDir, USER_PATH } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { summarizeNext } from "../../src/capture/summarize.ts";
 import { claudeArgv, SUMMARY_INPUT_MAX_CHARS, summaryInput } from "../../src/core/summarize.ts";
 import { claimNextTurn } from "../../src/db/queries/summaries.ts";
-import { runCli, tempDb, tempDir, USER_PATH } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const DAY = 86_400_000;
 /** Mid-morning of some day, as the clock the Stop hook passes in. */

@@ -7,6 +7,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { FIXTURES, runCli, tempDb, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { resolveActivityScope } from "../../src/commands/_recall-activity.ts";
 import type { EventDraft, EventType } from "../../src/core/events.ts";
@@ -17,8 +19,6 @@ import { upsertSession } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { activityView } from "../../src/read/activity.ts";
 import { renderActivity } from "../../src/render/activity.ts";
-import { FIXTURES, runCli, tempDb, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 interface Fixture {
   project: string;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { FIXTURES, runCli, SAMPLE, tempDir } from "../../harness/db.ts";
 import { projectFolder } from "../../src/commands/import.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
-import { FIXTURES, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
 
 // The text of the admin commands, run as a user runs them in a fresh THROUGHLINE_HOME and

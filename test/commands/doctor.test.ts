@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, tempDir } from "../helpers/db.ts";
+import { runCli, tempDir } from "../../harness/db.ts";
 
 /** An installed home: hooks in settings.json, a database at THROUGHLINE_HOME/throughline.db. */
 function installed(root: string) {

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../../harness/db.ts";
+import { bakedCommands } from "../../harness/pull.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { EXPORT_SCHEMA, parseRecord } from "../../src/core/export-format.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { bakedArgs, chainsWithLongestPrompt, cliInProcess } from "../helpers/cli-in-process.ts";
-import { FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
-import { bakedCommands } from "../helpers/pull.ts";
 import { SECRETS } from "../helpers/secrets.ts";
 
 let dir: ReturnType<typeof tempDir>;

@@ -17,6 +17,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { runCli, runShell, tempDir } from "../../harness/db.ts";
+import { bakedCommands, fileDigest, isoAt, Jsonl } from "../../harness/pull.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { writeAhead } from "../../src/db/marks/ahead.ts";
 import { writeCompaction } from "../../src/db/marks/compaction.ts";
@@ -25,9 +27,7 @@ import { deleteSelection } from "../../src/db/queries/forget.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import { preparePush } from "../../src/hooks/prepared-push.ts";
-import { runCli, runShell, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
-import { bakedCommands, fileDigest, isoAt, Jsonl } from "../helpers/pull.ts";
 
 /** Text someone regrets pasting: ASCII, and CJK whose trigrams are stored whole in the index. */
 const SECRET = "Zebra-Quokka-9431";

@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { runCli, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { startUi } from "../../src/commands/_ui-server.ts";
 import { hostField, hostMark, hostTag } from "../../src/core/host.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { setSessionProject } from "../../src/db/queries/sessions.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
 import { PULL_FIXTURE, PULL_SESSION } from "../helpers/pull-fixture.ts";
 

@@ -6,9 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, SAMPLE, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { projectFolderName } from "../../src/capture/import-exclude.ts";
-import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 /** A history with the user's project, our summarizer's folder and claude-mem's observer folder. */
 function history(root: string) {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FIXTURES, runCli, SAMPLE, tempDir } from "../../harness/db.ts";
 import { projectFolder } from "../../src/commands/import.ts";
-import { FIXTURES, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
 describe("import (docs/contract.md#capture)", () => {
   function history(root: string) {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, tempDir } from "../../harness/db.ts";
 import { trustHash } from "../../src/commands/_codex-install.ts";
 import { CODEX_HOOKS, trustIdentity } from "../../src/core/codex-hooks.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
 
 // `install codex` / `uninstall codex` / doctor's Codex lines (docs/hosts.md), on a CODEX_HOME of
 // the test's own: never ~/.codex.

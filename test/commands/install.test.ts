@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CLI_INVOCATION, runCli, tempDir } from "../../harness/db.ts";
 import {
   BUNDLE,
   buildBundle,
@@ -26,7 +27,6 @@ import {
   removePermissions,
   TERM_SHIELD,
 } from "../../src/core/settings.ts";
-import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
 
 const FOREIGN = {
   model: "opus",

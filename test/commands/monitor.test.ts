@@ -14,15 +14,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { FIXTURES, REPO, tempDir } from "../../harness/db.ts";
+import { shiftTimestamps } from "../../harness/transcript.ts";
 import { TranscriptWatcher } from "../../src/capture/transcript-watch.ts";
 import { buildView } from "../../src/commands/_monitor-watch.ts";
 import { detectWindow, emptyUsage, feedUsage, formatAge, formatTokens } from "../../src/core/usage.ts";
 import { cutToWidth, visibleWidth } from "../../src/render/ansi.ts";
 import { colorsFor } from "../../src/render/colors.ts";
 import { monitorJson, renderMonitor } from "../../src/render/monitor.ts";
-import { FIXTURES, REPO, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
-import { shiftTimestamps } from "../helpers/transcript.ts";
 
 const NOW = Date.parse("2026-03-01T09:15:00.000Z");
 const SRC = join(FIXTURES, "monitor");

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { REPO, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 /**
  * `--project <dir>` is read one way by every command that takes it (src/db/project.ts

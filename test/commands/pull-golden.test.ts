@@ -6,15 +6,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
+import { bakedCommands, isoAt, Jsonl, runBaked } from "../../harness/pull.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { tempDir } from "../helpers/db.ts";
 import { expectGolden as expectGoldenAt } from "../helpers/golden.ts";
 import { type PinnedCli, pinnedCli } from "../helpers/pinned-cli.ts";
-import { bakedCommands, isoAt, Jsonl, runBaked } from "../helpers/pull.ts";
 import { buildPullFixture, PULL_FIXTURE, PULL_SESSION } from "../helpers/pull-fixture.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 // How many turns the push fits depends on the length of the invocation it bakes into its pulls:
 // these goldens run the CLI at paths of one length on every machine (helpers/pinned-cli.ts).

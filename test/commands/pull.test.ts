@@ -6,13 +6,13 @@ import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CLI_INVOCATION, runCli, tempDir } from "../../harness/db.ts";
+import { bakedCommands, fileDigest, isoAt, Jsonl, runBaked, seedChain } from "../../harness/pull.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import type { ContextStats } from "../../src/core/context.ts";
 import { CONTEXT_BUDGET, PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
-import { CLI_INVOCATION, runCli, tempDir } from "../helpers/db.ts";
-import { bakedCommands, fileDigest, isoAt, Jsonl, runBaked, seedChain } from "../helpers/pull.ts";
 
 interface ContextJson {
   schema: string;

@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CLI_INVOCATION, FIXTURES, runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { foldCase, PUSH_HEADING } from "../../src/core/search.ts";
 import { caseFolds, snippet, windowsOf } from "../../src/core/snippet.ts";
 import { utf8Length } from "../../src/core/text.ts";
 import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
-import { CLI_INVOCATION, FIXTURES, runCli, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const SESSION = "act-search-0001";
 const FIXTURE = join(FIXTURES, "activity", "search-session.jsonl");

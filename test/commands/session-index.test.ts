@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Glob } from "bun";
+import { CORPUS, runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { parseActivityQuery } from "../../src/core/activity-query.ts";
 import { EVENT_TYPES } from "../../src/core/events.ts";
@@ -19,8 +21,6 @@ import { resolveLive } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { activityView } from "../../src/read/activity.ts";
 import { activityJson } from "../../src/render/activity.ts";
-import { CORPUS, runCli, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const TRANSCRIPTS = join(CORPUS, "transcripts");
 const present = existsSync(TRANSCRIPTS);

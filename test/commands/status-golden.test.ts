@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { runCli, SAMPLE, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { withWriter } from "../../src/db/open.ts";
 import { renderSessionStatus, renderStatus } from "../../src/render/status.ts";
-import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 import { expectGolden } from "../helpers/golden.ts";
 
 const T = Date.UTC(2025, 0, 2, 3, 4, 5);

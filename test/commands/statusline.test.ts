@@ -6,6 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FIXTURES, runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { statuslineView } from "../../src/commands/statusline.ts";
 import type { JsonObject } from "../../src/core/jsonl.ts";
@@ -16,8 +18,6 @@ import { openForWrite } from "../../src/db/open.ts";
 import { HOOK_WORKER_ENV } from "../../src/hooks/flags.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
-import { FIXTURES, runCli, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const DIR = join(FIXTURES, "statusline");
 const payload = (name: string) => JSON.parse(readFileSync(join(DIR, name), "utf8")) as JsonObject;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { REPO, SAMPLE, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { REPO, SAMPLE, tempDir } from "../helpers/db.ts";
 
 /**
  * Time flags read the same way in every zone (docs/contract.md, "Times"): UTC unless the text

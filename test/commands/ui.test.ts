@@ -5,11 +5,11 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { FIXTURES, REPO, runCli, SAMPLE, tempDir } from "../../harness/db.ts";
+import { shiftTimestamps } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { startUi } from "../../src/commands/_ui-server.ts";
 import { openForWrite, withWriter } from "../../src/db/open.ts";
-import { FIXTURES, REPO, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
-import { shiftTimestamps } from "../helpers/transcript.ts";
 
 describe("throughline ui", () => {
   test("--help explains the flags and the token", () => {

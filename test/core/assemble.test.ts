@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS_TRANSCRIPTS, FIXTURES } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { assemble } from "../../src/core/assemble.ts";
 import { carriesNothing, type JsonObject, parseLine, splitLines } from "../../src/core/jsonl.ts";
-import { CORPUS_TRANSCRIPTS, FIXTURES } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, "transcripts", name));
 const run = (bytes: Uint8Array) => assemble(splitLines(bytes, 0).lines, { firstTurnNumber: 1 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { prng } from "../../harness/pull.ts";
 import {
   type ContextInput,
   composeContext,
@@ -21,7 +22,6 @@ import {
   renderTurnBlock,
   WINDOW_TURNS,
 } from "../../src/core/turn-block.ts";
-import { prng } from "../helpers/pull.ts";
 
 /** How most cases spell the invocation; the budget property test uses a long, quoted one. */
 const CMD = "throughline";

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { prng } from "../../harness/pull.ts";
 import {
   MAX_JSON_DEPTH,
   nestedDeeperThan,
@@ -6,7 +7,6 @@ import {
   splitLines,
   valueDeeperThan,
 } from "../../src/core/jsonl.ts";
-import { prng } from "../helpers/pull.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

@@ -6,11 +6,11 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { normalizeProject, type ProjectFs, projectIdentity } from "../../src/core/paths.ts";
 import { projectOf } from "../../src/db/project.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 /** A file system described as paths: `.git` dirs, `.git` files (their text), other files, symlinks. */
 function fakeFs(spec: {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { FIXTURES } from "../../harness/db.ts";
 import { splitLines } from "../../src/core/jsonl.ts";
 import { assembleSubagent } from "../../src/core/subagent.ts";
-import { FIXTURES } from "../helpers/db.ts";
 
 describe("subagent assembly", () => {
   test("a subagent file assembles into one L3 row with its prompt and steps", () => {

@@ -7,8 +7,8 @@ import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS_TRANSCRIPTS, corpusTranscripts, tempDb } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
-import { CORPUS_TRANSCRIPTS, corpusTranscripts, tempDb } from "../helpers/db.ts";
 
 const DIR = CORPUS_TRANSCRIPTS;
 const present = existsSync(DIR);

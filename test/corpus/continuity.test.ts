@@ -7,13 +7,6 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { replay } from "../../src/capture/replay.ts";
-import { nextOlderTurn, renderContext } from "../../src/core/context.ts";
-import { isControlCommand } from "../../src/core/push-header.ts";
-import { CONTEXT_BUDGET } from "../../src/core/turn-block.ts";
-import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { loadContextInput } from "../../src/db/queries/chain.ts";
-import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import {
   CLI_INVOCATION,
   CORPUS_TRANSCRIPTS,
@@ -21,8 +14,15 @@ import {
   REPO,
   tempDir,
   USER_PATH,
-} from "../helpers/db.ts";
-import { bakedCommands } from "../helpers/pull.ts";
+} from "../../harness/db.ts";
+import { bakedCommands } from "../../harness/pull.ts";
+import { replay } from "../../src/capture/replay.ts";
+import { nextOlderTurn, renderContext } from "../../src/core/context.ts";
+import { isControlCommand } from "../../src/core/push-header.ts";
+import { CONTEXT_BUDGET } from "../../src/core/turn-block.ts";
+import { openForRead, openForWrite } from "../../src/db/open.ts";
+import { loadContextInput } from "../../src/db/queries/chain.ts";
+import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 
 const DIR = CORPUS_TRANSCRIPTS;
 const all = corpusTranscripts();

@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS, memoryHash, runCli, tempDir } from "../../harness/db.ts";
+import { bakedCommands } from "../../harness/pull.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { bakedArgs, chainsWithLongestPrompt, cliInProcess } from "../helpers/cli-in-process.ts";
-import { CORPUS, memoryHash, runCli, tempDir } from "../helpers/db.ts";
-import { bakedCommands } from "../helpers/pull.ts";
 
 const DIR = join(CORPUS, "transcripts");
 

@@ -1,5 +1,5 @@
 /**
- * The question benchmark over the real recorded sessions (test/helpers/questions.ts): questions
+ * The question benchmark over the real recorded sessions (harness/questions.ts): questions
  * written by hand from the corpus, in four styles, each searched in its answering session's
  * project and across everything; the rank of the answering turn among the top 5 is tallied by
  * style and by split (dev for tuning, holdout for reporting). `BENCH_ONLY=questions bun run bench`
@@ -7,8 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { replay } from "../../src/capture/replay.ts";
-import { CORPUS_TRANSCRIPTS, tempDb } from "../helpers/db.ts";
+import { CORPUS_TRANSCRIPTS, tempDb } from "../../harness/db.ts";
 import {
   type Answer,
   evaluateQuestions,
@@ -23,7 +22,8 @@ import {
   type ScopeName,
   scopeFor,
   tally,
-} from "../helpers/questions.ts";
+} from "../../harness/questions.ts";
+import { replay } from "../../src/capture/replay.ts";
 
 const present = existsSync(CORPUS_TRANSCRIPTS);
 

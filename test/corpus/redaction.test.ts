@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS_TRANSCRIPTS, corpusTranscripts } from "../../harness/db.ts";
 import { REDACTION_KINDS, redact, redactReporting } from "../../src/core/redact.ts";
-import { CORPUS_TRANSCRIPTS, corpusTranscripts } from "../helpers/db.ts";
 
 const dir = CORPUS_TRANSCRIPTS;
 const present = existsSync(dir);

@@ -4,9 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ingestTranscript } from "../../src/capture/ingest.ts";
-import { replay } from "../../src/capture/replay.ts";
-import { ingestInCuts, rng } from "../helpers/cuts.ts";
+import { ingestInCuts, rng } from "../../harness/cuts.ts";
 import {
   CORPUS,
   CORPUS_TRANSCRIPTS,
@@ -15,7 +13,9 @@ import {
   memoryHash,
   runCli,
   tempDb,
-} from "../helpers/db.ts";
+} from "../../harness/db.ts";
+import { ingestTranscript } from "../../src/capture/ingest.ts";
+import { replay } from "../../src/capture/replay.ts";
 
 const dir = CORPUS_TRANSCRIPTS;
 const present = existsSync(dir);

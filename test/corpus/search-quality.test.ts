@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS, tempDb } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { rankedMatches, searchTurns } from "../../src/commands/search.ts";
 import { SEARCH_KINDS } from "../../src/core/search.ts";
 import { rankedTurns } from "../../src/read/activity.ts";
-import { CORPUS, tempDb } from "../helpers/db.ts";
 import { type Fact, type FactSource, searchFacts } from "../helpers/search-facts.ts";
 
 const DIR = join(CORPUS, "transcripts");

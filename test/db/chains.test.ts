@@ -7,6 +7,9 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, tempDir } from "../../harness/db.ts";
+import { seedChain } from "../../harness/pull.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { countChainTurns, loadContextInput } from "../../src/db/queries/chain.ts";
@@ -14,9 +17,6 @@ import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { chainKey, resolveLive } from "../../src/db/queries/sessions.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
-import { seedChain } from "../helpers/pull.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/chains";
 

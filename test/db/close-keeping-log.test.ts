@@ -7,10 +7,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
+import { fileDigest } from "../../harness/pull.ts";
 import { KEPT_LOG_MAX_BYTES, openForRead, openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { tempDir } from "../helpers/db.ts";
-import { fileDigest } from "../helpers/pull.ts";
 
 const editPayload = (i: number, dir: string) =>
   JSON.stringify({

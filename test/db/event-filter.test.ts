@@ -5,6 +5,7 @@
  * filter over every event finds, whatever words their text holds.
  */
 import { describe, expect, test } from "bun:test";
+import { tempDb } from "../../harness/db.ts";
 import type { EventType } from "../../src/core/events.ts";
 import { textMatch } from "../../src/core/search.ts";
 import {
@@ -17,7 +18,6 @@ import {
   rankRows,
   scopeIds,
 } from "../../src/db/queries/events.ts";
-import { tempDb } from "../helpers/db.ts";
 
 const WORDS = ["auth", "token", "error", "commit", "file_edit", "login", "cache"];
 const TYPES: EventType[] = ["error", "file_edit", "git_commit", "test_run", "decision"];

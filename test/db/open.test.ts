@@ -2,11 +2,11 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, SAMPLE, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite, peekUserVersion, withReader } from "../../src/db/open.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
-import { runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
 /** A database holding the sample transcript, its writer still open; disposed with its directory. */
 function sampleDb() {

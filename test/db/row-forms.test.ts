@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { count, FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../../harness/db.ts";
+import { bakedCommands } from "../../harness/pull.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite, withReader } from "../../src/db/open.ts";
 import { originCounts } from "../../src/db/queries/counts.ts";
@@ -15,8 +17,6 @@ import { detailKey, FINAL_TEXT, storedFinal } from "../../src/db/row-forms.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
 import { bakedArgs, chainsWithLongestPrompt, cliInProcess } from "../helpers/cli-in-process.ts";
-import { count, FIXTURES, memoryHash, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
-import { bakedCommands } from "../helpers/pull.ts";
 
 const SOURCES = [join(FIXTURES, "pull"), dirname(SAMPLE), join(FIXTURES, "transcripts")];
 const NOW = () => Date.parse("2026-03-02T02:00:00Z");

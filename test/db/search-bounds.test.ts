@@ -9,6 +9,8 @@ import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { foldCase, type SearchKind, textMatch } from "../../src/core/search.ts";
 import { caseFolds } from "../../src/core/snippet.ts";
@@ -17,8 +19,6 @@ import type { Scope } from "../../src/db/project.ts";
 import { resolveChain } from "../../src/db/queries/chain.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { type SearchQuery, scopeBounds, searchCandidates } from "../../src/db/queries/search.ts";
-import { tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const KINDS: SearchKind[] = ["l2", "l3", "events"];
 const A = "aaaaaaaa-0000-4000-8000-00000000b001";

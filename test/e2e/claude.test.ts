@@ -26,8 +26,8 @@ import {
   turnCount,
   uninstallHooks,
   waitUntil,
-} from "./driver.ts";
-import { hookLatencies, listTranscripts, parseHookLatencies } from "./hook-latency.ts";
+} from "../../harness/e2e/driver.ts";
+import { hookLatencies, listTranscripts, parseHookLatencies } from "../../harness/e2e/hook-latency.ts";
 import {
   chainKeyIn,
   clearSession,
@@ -39,7 +39,7 @@ import {
   storedTurns,
   turnStored,
   waitStored,
-} from "./scenario.ts";
+} from "../../harness/e2e/scenario.ts";
 import {
   countOccurrences,
   lastPrompt,
@@ -47,7 +47,7 @@ import {
   scriptedTurns,
   toolResults,
   toolResultText,
-} from "./stand-in.ts";
+} from "../../harness/e2e/stand-in.ts";
 
 const SKIP = e2eSkipReason();
 if (SKIP) console.warn(`e2e: skipped (${SKIP})`);

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchClient, CLIENT_CONFIGS, CLIENT_MOMENTS } from "../../bench/client.ts";
 import { buildBinary, buildFloor, buildPrintingFloor } from "../../bench/lib.ts";
-import { claudeBinary, e2eSkipReason } from "./driver.ts";
+import { claudeBinary, e2eSkipReason } from "../../harness/e2e/driver.ts";
 
 const SKIP = e2eSkipReason();
 if (SKIP) console.warn(`e2e: skipped (${SKIP})`);

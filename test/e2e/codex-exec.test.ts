@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { waitUntil } from "../../harness/e2e/driver.ts";
 import { codexExec, codexSkipReason, codexWorld, query, throughline, turnTexts } from "./codex-world.ts";
-import { waitUntil } from "./driver.ts";
 
 const SKIP = codexSkipReason();
 if (SKIP !== null) console.warn(`codex exec e2e skipped: ${SKIP}`);

@@ -18,7 +18,7 @@ import {
   TmuxClaude,
   type TranscriptEntry,
   waitUntil,
-} from "./driver.ts";
+} from "../../harness/e2e/driver.ts";
 import {
   bash,
   clearSession,
@@ -30,7 +30,7 @@ import {
   turnStored,
   typeTurns,
   waitStored,
-} from "./scenario.ts";
+} from "../../harness/e2e/scenario.ts";
 import {
   countOccurrences,
   lastPrompt,
@@ -38,7 +38,7 @@ import {
   stepInTurn,
   toolResults,
   toolResultText,
-} from "./stand-in.ts";
+} from "../../harness/e2e/stand-in.ts";
 
 const SKIP = e2eSkipReason();
 const LONG = 240_000;

@@ -13,9 +13,9 @@ import {
   queryDb,
   runPrint,
   runThroughline,
-} from "./driver.ts";
-import { held, nonce } from "./scenario.ts";
-import { lastPrompt } from "./stand-in.ts";
+} from "../../harness/e2e/driver.ts";
+import { held, nonce } from "../../harness/e2e/scenario.ts";
+import { lastPrompt } from "../../harness/e2e/stand-in.ts";
 
 const SKIP = e2eSkipReason();
 

@@ -6,10 +6,10 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { SAMPLE } from "../../harness/db.ts";
+import { createHome, e2eSkipReason, installHooks, TmuxClaude, waitUntil } from "../../harness/e2e/driver.ts";
+import { lastPrompt } from "../../harness/e2e/stand-in.ts";
 import { projectFolder } from "../../src/commands/import.ts";
-import { SAMPLE } from "../helpers/db.ts";
-import { createHome, e2eSkipReason, installHooks, TmuxClaude, waitUntil } from "./driver.ts";
-import { lastPrompt } from "./stand-in.ts";
 
 const SKIP = e2eSkipReason();
 

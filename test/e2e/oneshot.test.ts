@@ -5,9 +5,9 @@
  * ("Detached Stop and SubagentStop").
  */
 import { describe, expect, test } from "bun:test";
-import { createHome, e2eSkipReason, runPrint, runThroughline, waitUntil } from "./driver.ts";
-import { diagnose, nonce, turnStored } from "./scenario.ts";
-import { lastPrompt } from "./stand-in.ts";
+import { createHome, e2eSkipReason, runPrint, runThroughline, waitUntil } from "../../harness/e2e/driver.ts";
+import { diagnose, nonce, turnStored } from "../../harness/e2e/scenario.ts";
+import { lastPrompt } from "../../harness/e2e/stand-in.ts";
 
 const SKIP = e2eSkipReason();
 const RUNS = 10;

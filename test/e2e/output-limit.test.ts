@@ -18,9 +18,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { shellQuote } from "../../src/core/invocation.ts";
-import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
-import { claudeBinary, createHome, e2eSkipReason, readSettings, runPrint } from "./driver.ts";
+import { claudeBinary, createHome, e2eSkipReason, readSettings, runPrint } from "../../harness/e2e/driver.ts";
 import {
   arrivedBashResults,
   bash,
@@ -29,8 +27,10 @@ import {
   persistedOutput,
   runPagedPull,
   sessionRequests,
-} from "./scenario.ts";
-import { lastPrompt, stepInTurn } from "./stand-in.ts";
+} from "../../harness/e2e/scenario.ts";
+import { lastPrompt, stepInTurn } from "../../harness/e2e/stand-in.ts";
+import { shellQuote } from "../../src/core/invocation.ts";
+import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 
 const SKIP = e2eSkipReason();
 const LONG = 120_000;

@@ -12,8 +12,6 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { selfInvocation } from "../../src/core/invocation.ts";
-import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 import {
   CLI_ENTRY,
   createHome,
@@ -22,7 +20,7 @@ import {
   queryDb,
   TmuxClaude,
   waitUntil,
-} from "./driver.ts";
+} from "../../harness/e2e/driver.ts";
 import {
   arrivedBashResults,
   type BashResult,
@@ -37,8 +35,10 @@ import {
   sessionPrompted,
   sessionRequests,
   typeTurns,
-} from "./scenario.ts";
-import { lastPrompt, type MessagesBody, type Reply, stepInTurn } from "./stand-in.ts";
+} from "../../harness/e2e/scenario.ts";
+import { lastPrompt, type MessagesBody, type Reply, stepInTurn } from "../../harness/e2e/stand-in.ts";
+import { selfInvocation } from "../../src/core/invocation.ts";
+import { PULL_MAX_BYTES } from "../../src/core/turn-block.ts";
 
 const SKIP = e2eSkipReason();
 const LONG = 120_000;

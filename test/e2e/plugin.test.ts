@@ -17,7 +17,7 @@ import {
   runThroughline,
   TmuxClaude,
   turnCount,
-} from "./driver.ts";
+} from "../../harness/e2e/driver.ts";
 import {
   bash,
   filler,
@@ -28,8 +28,14 @@ import {
   sessionPrompted,
   sessionRequests,
   typeTurns,
-} from "./scenario.ts";
-import { lastPrompt, requestText, stepInTurn, toolResults, toolResultText } from "./stand-in.ts";
+} from "../../harness/e2e/scenario.ts";
+import {
+  lastPrompt,
+  requestText,
+  stepInTurn,
+  toolResults,
+  toolResultText,
+} from "../../harness/e2e/stand-in.ts";
 
 const SKIP = e2eSkipReason();
 const LONG = 240_000;

@@ -19,7 +19,6 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
 import {
   CLI_ENTRY,
   createHome,
@@ -32,7 +31,7 @@ import {
   runPrint,
   runShell,
   TmuxClaude,
-} from "./driver.ts";
+} from "../../harness/e2e/driver.ts";
 import {
   bash,
   filler,
@@ -44,7 +43,7 @@ import {
   sessionRequests,
   turnStored,
   typeTurns,
-} from "./scenario.ts";
+} from "../../harness/e2e/scenario.ts";
 import {
   type ContentBlock,
   lastPrompt,
@@ -53,7 +52,8 @@ import {
   stepInTurn,
   toolResults,
   toolResultText,
-} from "./stand-in.ts";
+} from "../../harness/e2e/stand-in.ts";
+import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
 
 const SKIP = e2eSkipReason();
 const LONG = 240_000;

@@ -12,10 +12,24 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CLI_ENTRY, createHome, e2eSkipReason, installHooks, runPrint } from "../../harness/e2e/driver.ts";
+import {
+  arrivedBashResults,
+  bash,
+  nonce,
+  printed,
+  pushIn,
+  sessionRequests,
+  turnStored,
+} from "../../harness/e2e/scenario.ts";
+import {
+  lastPrompt,
+  type ScriptFn,
+  stepInTurn,
+  toolResults,
+  toolResultText,
+} from "../../harness/e2e/stand-in.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
-import { CLI_ENTRY, createHome, e2eSkipReason, installHooks, runPrint } from "./driver.ts";
-import { arrivedBashResults, bash, nonce, printed, pushIn, sessionRequests, turnStored } from "./scenario.ts";
-import { lastPrompt, type ScriptFn, stepInTurn, toolResults, toolResultText } from "./stand-in.ts";
 
 const SKIP = e2eSkipReason();
 

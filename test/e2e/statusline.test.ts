@@ -14,7 +14,7 @@ import {
   readSettings,
   runThroughline,
   TmuxClaude,
-} from "./driver.ts";
+} from "../../harness/e2e/driver.ts";
 
 const SKIP = e2eSkipReason();
 if (SKIP) console.warn(`e2e statusline: skipped (${SKIP})`);

@@ -8,7 +8,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { SUMMARIZER_SYSTEM_PROMPT } from "../../src/core/summarize.ts";
 import {
   claudeBinary,
   createHome,
@@ -18,9 +17,10 @@ import {
   readHookLog,
   TmuxClaude,
   waitUntil,
-} from "./driver.ts";
-import { nonce, typeTurns } from "./scenario.ts";
-import { lastPrompt, type MessagesBody, requestText } from "./stand-in.ts";
+} from "../../harness/e2e/driver.ts";
+import { nonce, typeTurns } from "../../harness/e2e/scenario.ts";
+import { lastPrompt, type MessagesBody, requestText } from "../../harness/e2e/stand-in.ts";
+import { SUMMARIZER_SYSTEM_PROMPT } from "../../src/core/summarize.ts";
 
 const SKIP = e2eSkipReason();
 if (SKIP) console.warn(`e2e summarizer: skipped (${SKIP})`);

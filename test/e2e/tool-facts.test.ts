@@ -10,9 +10,8 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { selfInvocation } from "../../src/core/invocation.ts";
-import { CLI_ENTRY, createHome, e2eSkipReason, installHooks, runPrint } from "./driver.ts";
-import { bash, nonce, printed, pushIn, sessionRequests, turnStored } from "./scenario.ts";
+import { CLI_ENTRY, createHome, e2eSkipReason, installHooks, runPrint } from "../../harness/e2e/driver.ts";
+import { bash, nonce, printed, pushIn, sessionRequests, turnStored } from "../../harness/e2e/scenario.ts";
 import {
   lastPrompt,
   type MessagesBody,
@@ -22,7 +21,8 @@ import {
   stepInTurn,
   toolResults,
   toolResultText,
-} from "./stand-in.ts";
+} from "../../harness/e2e/stand-in.ts";
+import { selfInvocation } from "../../src/core/invocation.ts";
 
 const SKIP = e2eSkipReason();
 

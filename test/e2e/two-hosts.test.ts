@@ -9,11 +9,26 @@
  * Skipped only when a client binary (or tmux, git for Claude Code's driver) is absent.
  */
 import { describe, expect, test } from "bun:test";
+import {
+  CLI_ENTRY,
+  createHome,
+  e2eSkipReason,
+  installHooks,
+  runPrint,
+  waitUntil,
+} from "../../harness/e2e/driver.ts";
+import {
+  arrivedBashResults,
+  bash,
+  nonce,
+  printed,
+  pushIn,
+  sessionRequests,
+  turnStored,
+} from "../../harness/e2e/scenario.ts";
+import { lastPrompt, type ScriptFn, stepInTurn } from "../../harness/e2e/stand-in.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
 import { codexExec, codexSkipReason, codexWorld, query, throughline, turnTexts } from "./codex-world.ts";
-import { CLI_ENTRY, createHome, e2eSkipReason, installHooks, runPrint, waitUntil } from "./driver.ts";
-import { arrivedBashResults, bash, nonce, printed, pushIn, sessionRequests, turnStored } from "./scenario.ts";
-import { lastPrompt, type ScriptFn, stepInTurn } from "./stand-in.ts";
 
 const SKIP = e2eSkipReason() ?? codexSkipReason();
 if (SKIP !== null) console.warn(`two-host e2e skipped: ${SKIP}`);

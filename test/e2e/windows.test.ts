@@ -5,7 +5,6 @@
  * session a /clear continues"). Runs against THROUGHLINE_E2E_CLAUDE or the pinned CLI.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import {
   createHome,
   type E2EHome,
@@ -17,8 +16,9 @@ import {
   readTranscript,
   TmuxClaude,
   waitUntil,
-} from "./driver.ts";
-import { lastPrompt } from "./stand-in.ts";
+} from "../../harness/e2e/driver.ts";
+import { lastPrompt } from "../../harness/e2e/stand-in.ts";
+import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 
 const SKIP = e2eSkipReason();
 if (SKIP) console.warn(`e2e: skipped (${SKIP})`);

@@ -2,9 +2,10 @@
  * The CLI run inside the test process (the export round-trip tests call it hundreds of times:
  * a process per call would dominate their time), with what it printed captured.
  */
+
+import { shellWords } from "../../harness/pull.ts";
 import { openForRead } from "../../src/db/open.ts";
 import { runCli as runInProcess } from "../../src/main.ts";
-import { shellWords } from "./pull.ts";
 
 /** Run the CLI in this process against `db` and return stdout; any stderr or exit code fails. */
 export async function cliInProcess(db: string, args: string[]): Promise<string> {

@@ -1,7 +1,7 @@
 import { expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { CLI_INVOCATION } from "./db.ts";
+import { CLI_INVOCATION } from "../../harness/db.ts";
 
 const GOLDEN_DIR = join(import.meta.dir, "..", "golden");
 

@@ -2,11 +2,11 @@ import { Database } from "bun:sqlite";
 import { expect } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { FOLLOW_UP_PAYLOAD_ENV, HOOK_WORKER_ENV } from "../../src/hooks/flags.ts";
 import { type HookOutcome, runHook } from "../../src/hooks/run.ts";
-import { REPO } from "./db.ts";
-import { TranscriptBuilder } from "./transcript.ts";
 
 /** Drives hooks in-process with Claude Code-shaped payloads against one temp database. */
 export class HookDriver {

@@ -5,8 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { SECRETS } from "./secrets.ts";
-import { TranscriptBuilder } from "./transcript.ts";
 
 const root = join(import.meta.dir, "..", "fixtures");
 const out = join(root, "transcripts");

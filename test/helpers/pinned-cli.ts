@@ -7,8 +7,8 @@
  */
 import { chmodSync, copyFileSync, linkSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO } from "../../harness/db.ts";
 import { selfInvocation } from "../../src/core/invocation.ts";
-import { REPO } from "./db.ts";
 
 export interface PinnedCli {
   /** What this CLI prints as its own invocation. */

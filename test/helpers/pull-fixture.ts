@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isoAt, Jsonl } from "./pull.ts";
+import { isoAt, Jsonl } from "../../harness/pull.ts";
 
 export const PULL_SESSION = "5e1f0c2a-9b7d-4c3e-8a21-0f6b2d9c4e17";
 export const PULL_FIXTURE = join(import.meta.dir, "..", "fixtures", "pull", `${PULL_SESSION}.jsonl`);

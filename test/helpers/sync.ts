@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli } from "./db.ts";
+import { runCli } from "../../harness/db.ts";
 
 export interface Machine {
   name: string;

@@ -6,11 +6,11 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { FIXTURES, SAMPLE } from "../../harness/db.ts";
+import { shiftTimestamps } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { startUi, type UiServer } from "../../src/commands/_ui-server.ts";
 import { closeKeepingLog, openForWrite } from "../../src/db/open.ts";
-import { FIXTURES, SAMPLE } from "./db.ts";
-import { shiftTimestamps } from "./transcript.ts";
 
 export const HOSTILE = join(FIXTURES, "hostile");
 export const HOSTILE_ID = "6f6f6f6f-0000-4000-8000-00000000bad1";

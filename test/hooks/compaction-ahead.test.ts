@@ -8,11 +8,11 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { handoffState } from "../../src/db/marks/ahead.ts";
 import { PUSH_AHEAD_ENV } from "../../src/hooks/flags.ts";
-import { tempDir } from "../helpers/db.ts";
 import { eventually, HookDriver, hookProcess, otherWindowsTurn } from "../helpers/hooks.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/project";
 const MIN = 60_000;

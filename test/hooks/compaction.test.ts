@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { count, runShell, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { CONTEXT_BUDGET } from "../../src/core/turn-block.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
-import { count, runShell, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/project";
 const MIN = 60_000;

@@ -2,11 +2,11 @@ import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { REPO, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 // What a hook commits must survive the process dying at once, before SQLite's close-time
 // checkpoint copies the WAL into the main file (docs/benchmarks.md, "The close-time

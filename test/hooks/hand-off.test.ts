@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
 import { type HandOffChild, type HandOffSpawn, startHandOff } from "../../src/hooks/hand-off.ts";
-import { tempDir } from "../helpers/db.ts";
 
 const POSIX = process.platform !== "win32";
 

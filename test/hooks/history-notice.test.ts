@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CLI_INVOCATION, runCli, SAMPLE, tempDir } from "../../harness/db.ts";
 import { projectFolder } from "../../src/commands/import.ts";
-import { CLI_INVOCATION, runCli, SAMPLE, tempDir } from "../helpers/db.ts";
 
 const SAMPLE_ID = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13";
 

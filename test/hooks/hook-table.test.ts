@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO } from "../../harness/db.ts";
+import { HOOK_EVENTS as E2E_EVENTS } from "../../harness/e2e/driver.ts";
 import { PLUGIN_HOOKS } from "../../scripts/build-plugin.ts";
 import { DETACHED_SUBS, HOOK_SUBS, HOOKS, SETTINGS_HOOKS } from "../../src/core/hook-table.ts";
 import { mergeHooks, OUR_HOOKS } from "../../src/core/settings.ts";
 import { HOOK_EVENTS } from "../../src/hooks/run.ts";
-import { HOOK_EVENTS as E2E_EVENTS } from "../e2e/driver.ts";
-import { REPO } from "../helpers/db.ts";
 
 /** The one hook table (src/core/hook-table.ts) and everything that must agree with it. */
 describe("one hook table", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { REPO } from "../../harness/db.ts";
 import { HOOK_EVENTS } from "../../src/hooks/run.ts";
-import { REPO } from "../helpers/db.ts";
 
 // Hooks run on every prompt as a cold start: their import graph must stay free of the CLI
 // framework, colour code, renderers and commands (each costs milliseconds per prompt), and

@@ -2,13 +2,13 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS, count, runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { CONTEXT_BUDGET } from "../../src/core/turn-block.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { chainKeyOf } from "../../src/db/queries/sessions.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { CORPUS, count, runCli, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/project";
 const MIN = 60_000;

@@ -8,13 +8,13 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { pendingMark } from "../../src/db/marks/pending.ts";
 import { databaseState } from "../../src/db/marks/status.ts";
 import { settleMsFor } from "../../src/db/marks/store.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 function setup(dir: string) {
   const db = join(dir, "tl.db");

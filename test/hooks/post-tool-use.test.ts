@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS, tempDir } from "../../harness/db.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { CORPUS, tempDir } from "../helpers/db.ts";
 
 const HOOKS = join(CORPUS, "hooks");
 const present = existsSync(HOOKS);

@@ -9,6 +9,8 @@ import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { CORPUS, tempDb, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { renderContext } from "../../src/core/context.ts";
 import { openForWrite } from "../../src/db/open.ts";
@@ -18,9 +20,7 @@ import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { contentGeneration, getPrepared, PREPARED_MAX, putPrepared } from "../../src/db/queries/prepared.ts";
 import { upsertSession } from "../../src/db/queries/sessions.ts";
 import { preparePush } from "../../src/hooks/prepared-push.ts";
-import { CORPUS, tempDb, tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const INV = "/usr/local/bin/throughline";
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "transcripts");

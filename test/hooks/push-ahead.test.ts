@@ -8,12 +8,12 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { handoffState } from "../../src/db/marks/ahead.ts";
 import { writeClearMark } from "../../src/db/marks/clear.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { tempDir } from "../helpers/db.ts";
 import { eventually, HookDriver, hookProcess, otherWindowsTurn } from "../helpers/hooks.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const S = "11111111-aaaa-4bbb-8ccc-111111111111";
 const N = "22222222-aaaa-4bbb-8ccc-222222222222";

@@ -6,9 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
+import { fileDigest } from "../../harness/pull.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { tempDir } from "../helpers/db.ts";
-import { fileDigest } from "../helpers/pull.ts";
 
 describe("user-prompt-submit with nothing to hand over", () => {
   test("writes nothing: same database and WAL bytes; /tl still stores its baton", async () => {

@@ -7,10 +7,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { markIntent, pendingMark } from "../../src/db/marks/pending.ts";
-import { tempDir } from "../helpers/db.ts";
 import { HookDriver } from "../helpers/hooks.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const PROJECT = "/home/dev/project";
 

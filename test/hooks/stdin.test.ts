@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { prng } from "../../harness/pull.ts";
 import { parsePayload, readPayloadText } from "../../src/hooks/stdin.ts";
-import { prng } from "../helpers/pull.ts";
 
 /** A stream that delivers `parts` and then stays open, as a client that never closes stdin. */
 function openStream(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {

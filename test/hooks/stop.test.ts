@@ -10,13 +10,13 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { CLI_INVOCATION, count, runCli, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { BACKGROUND_HEAD, hookCommand, hookProgram } from "../../src/core/settings.ts";
 import { storedFinalText } from "../../src/db/queries/capture.ts";
 import { FINAL_TEXT } from "../../src/db/row-forms.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { CLI_INVOCATION, count, runCli, tempDir } from "../helpers/db.ts";
 import { SECRETS } from "../helpers/secrets.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 function envFor(dir: string): Record<string, string> & { THROUGHLINE_DB: string } {
   return {

@@ -17,12 +17,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { runCli, tempDir } from "../../harness/db.ts";
+import { fileDigest } from "../../harness/pull.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { mayHaveGrown, readToTheEnd, sessionMayHaveGrown } from "../../src/capture/unread.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { runCli, tempDir } from "../helpers/db.ts";
-import { fileDigest } from "../helpers/pull.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 const SID = "5e551011-0000-4000-8000-000000000001";
 

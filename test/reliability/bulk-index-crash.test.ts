@@ -7,10 +7,10 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { FIXTURES, SAMPLE, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { UNINDEXED_ATTACHMENT } from "../../src/db/schema.ts";
-import { FIXTURES, SAMPLE, tempDir } from "../helpers/db.ts";
 import { indexState, queriesOf, searchOutputs } from "../helpers/fts.ts";
 import { CLI, childEnv, corpusFiles, finished, SCALE } from "./harness.ts";
 

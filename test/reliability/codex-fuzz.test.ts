@@ -3,12 +3,12 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { rng } from "../../harness/cuts.ts";
+import { count, tempDir } from "../../harness/db.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { RolloutBuilder, rolloutPath } from "../helpers/codex-rollout.ts";
-import { rng } from "../helpers/cuts.ts";
-import { count, tempDir } from "../helpers/db.ts";
 import { childEnv, isOneLine, SCALE } from "./harness.ts";
 
 // Fuzzed Codex rollouts and hook payloads (docs/hosts.md, docs/testing.md reliability tier):

@@ -2,13 +2,13 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { rng } from "../../harness/cuts.ts";
+import { count, memoryHash, REPO, tempDir } from "../../harness/db.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { RolloutBuilder, rolloutPath } from "../helpers/codex-rollout.ts";
-import { rng } from "../helpers/cuts.ts";
-import { count, memoryHash, REPO, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, finished, memoryRows, SCALE } from "./harness.ts";
 
 // The reliability tier for Codex (docs/hosts.md, docs/testing.md): the same writers in parallel

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../helpers/db.ts";
+import { tempDir } from "../../harness/db.ts";
 import { childEnv, finished, SCALE } from "./harness.ts";
 
 const PROCESSES = 8;

@@ -3,14 +3,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rng } from "../../harness/cuts.ts";
+import { tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { MAX_JSON_DEPTH } from "../../src/core/jsonl.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { readPayloadText } from "../../src/hooks/stdin.ts";
-import { rng } from "../helpers/cuts.ts";
-import { tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 import { CLI, childEnv, finished, isOneLine, SCALE } from "./harness.ts";
 
 const TRANSCRIPTS = 50 * SCALE;

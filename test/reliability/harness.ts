@@ -6,8 +6,8 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CORPUS, REPO } from "../../harness/db.ts";
 import { FINAL_TEXT } from "../../src/db/row-forms.ts";
-import { CORPUS, REPO } from "../helpers/db.ts";
 
 /**
  * `THROUGHLINE_RELIABILITY_SCALE=N` multiplies the default sizes (N ≥ 1). The default keeps the

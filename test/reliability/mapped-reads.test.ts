@@ -7,9 +7,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO, SAMPLE, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
-import { REPO, SAMPLE, tempDir } from "../helpers/db.ts";
 import { childEnv, SCALE } from "./harness.ts";
 
 const SESSION = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13"; // the sample session

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { SAMPLE, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { databaseState } from "../../src/db/marks/status.ts";
 import { SETTLED_MS } from "../../src/db/marks/store.ts";
 import { openForRead, openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { SAMPLE, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, isOneLine, snapshot, unprivileged } from "./harness.ts";
 
 const SESSION = "5a3c9e10-7d2b-4f6a-9c1e-0b8d2f4a6c13"; // test/fixtures/sample

@@ -2,10 +2,10 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO, SAMPLE, tempDir } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
-import { REPO, SAMPLE, tempDir } from "../helpers/db.ts";
 import { childEnv, finished, SCALE } from "./harness.ts";
 import { FIXED_READS } from "./reader.ts";
 

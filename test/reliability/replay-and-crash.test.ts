@@ -2,12 +2,12 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rng } from "../../harness/cuts.ts";
+import { FIXTURES, memoryHash, SAMPLE, tempDir } from "../../harness/db.ts";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { rng } from "../helpers/cuts.ts";
-import { FIXTURES, memoryHash, SAMPLE, tempDir } from "../helpers/db.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 import { CLI, childEnv, corpusFiles, finished, SCALE } from "./harness.ts";
 
 const PARALLEL = 8;

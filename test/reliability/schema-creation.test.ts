@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { SAMPLE, tempDir } from "../../harness/db.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { SCHEMA_VERSION } from "../../src/db/version.ts";
-import { SAMPLE, tempDir } from "../helpers/db.ts";
 import { CLI, childEnv, finished, isOneLine, SCALE } from "./harness.ts";
 
 const KILLS = 60 * SCALE;

@@ -6,8 +6,8 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { TranscriptBuilder } from "../helpers/transcript.ts";
 
 export function sessionOf(index: number): string {
   return `77777777-0000-4000-8000-${String(index).padStart(12, "0")}`;

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { memoryHash } from "../helpers/db.ts";
+import { memoryHash } from "../../harness/db.ts";
 import { bareRepo, capture, gitEnv, type Machine, machine, sh, tl } from "../helpers/sync.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tl-sync-"));

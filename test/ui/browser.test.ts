@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { REPO } from "../helpers/db.ts";
+import { REPO } from "../../harness/db.ts";
 import {
   CONVERSATION_ID,
   chromiumPath,

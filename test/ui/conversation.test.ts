@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { REPO } from "../../harness/db.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { startUi } from "../../src/commands/_ui-server.ts";
 import { assemble } from "../../src/core/assemble.ts";
@@ -17,7 +18,6 @@ import { splitLines } from "../../src/core/jsonl.ts";
 import { callDiffs, callTitle, lineDiff } from "../../src/core/tool-call-view.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { markdown } from "../../src/render/ui/markdown.ts";
-import { REPO } from "../helpers/db.ts";
 import { CONVERSATION, CONVERSATION_ID, SAMPLE_ID, type UiWorld, uiWorld } from "../helpers/ui.ts";
 
 const row = (id: number, kind: string, textAt: number | null, more: Partial<TurnRow> = {}): TurnRow => ({

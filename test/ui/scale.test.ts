@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { request } from "node:http";
 import { join } from "node:path";
+import { tempDir } from "../../harness/db.ts";
 import { startUi, type UiServer } from "../../src/commands/_ui-server.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { tempDir } from "../helpers/db.ts";
 
 const TURNS = 100_000;
 const SMALL = 1_000;

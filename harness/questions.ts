@@ -18,9 +18,9 @@
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { SEARCH_KINDS } from "../../src/core/search.ts";
-import type { Scope } from "../../src/db/project.ts";
-import { searchTurns } from "../../src/read/search-turns.ts";
+import { SEARCH_KINDS } from "../src/core/search.ts";
+import type { Scope } from "../src/db/project.ts";
+import { searchTurns } from "../src/read/search-turns.ts";
 import { FIXTURES } from "./db.ts";
 
 export const QUESTION_STYLES = ["natural", "paraphrase", "name", "quoted"] as const;

@@ -12,7 +12,7 @@ type Obj = Record<string, unknown>;
 
 /**
  * Writes Claude Code-shaped JSONL with the timestamps given, nothing implicit. Kept beside
- * helpers/transcript.ts's TranscriptBuilder on purpose: the pull goldens pin ties to the
+ * harness/transcript.ts's TranscriptBuilder on purpose: the pull goldens pin ties to the
  * millisecond, which a builder that runs its own clock cannot state (docs/architecture.md).
  */
 export class Jsonl {
@@ -229,5 +229,5 @@ export function fileDigest(path: string): string | null {
   return existsSync(path) ? createHash("sha256").update(readFileSync(path)).digest("hex") : null;
 }
 
-/** The one deterministic PRNG of the tests (test/helpers/cuts.ts), by the name property tests use. */
+/** The one deterministic PRNG of the tests (harness/cuts.ts), by the name property tests use. */
 export { rng as prng } from "./cuts.ts";

@@ -3,11 +3,11 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { selfInvocation, shellQuote } from "../../src/core/invocation.ts";
-import { openForWrite } from "../../src/db/open.ts";
-import { FINAL_TEXT } from "../../src/db/row-forms.ts";
+import { selfInvocation, shellQuote } from "../src/core/invocation.ts";
+import { openForWrite } from "../src/db/open.ts";
+import { FINAL_TEXT } from "../src/db/row-forms.ts";
 
-export const REPO = join(import.meta.dir, "..", "..");
+export const REPO = join(import.meta.dir, "..");
 export const FIXTURES = join(REPO, "test", "fixtures");
 export const CORPUS = join(REPO, "..", "shared", "corpus");
 /** The corpus's transcripts (a sub-agent's is `<session>.sub-agent-<id>.jsonl` beside its session's). */

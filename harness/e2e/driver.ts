@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SETTINGS_HOOKS } from "../../src/core/hook-table.ts";
 import { shellQuote } from "../../src/core/invocation.ts";
-import { USER_PATH } from "../helpers/db.ts";
+import { USER_PATH } from "../db.ts";
 import { type StandIn, type StandInOptions, startStandIn } from "./stand-in.ts";
 
 /** The checkout this harness belongs to (never hard-coded). */

@@ -9,7 +9,10 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { shellQuote } from "../../src/core/invocation.ts";
+import { USER_PATH } from "../helpers/db.ts";
 import { CodexStandIn } from "./codex-stand-in.ts";
+import { waitUntil } from "./driver.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 export const CODEX = process.env.THROUGHLINE_E2E_CODEX || join(REPO, "node_modules", ".bin", "codex");
@@ -40,6 +43,11 @@ export interface CodexWorldOptions {
   beside?: CodexShared;
   /** Top-level lines added to config.toml (`model_auto_compact_token_limit = 1000`). */
   config?: string[];
+  /**
+   * For the interactive TUI (TmuxCodex): pre-answer its one-time notices in config.toml, a user's
+   * PATH (throughline and node_modules/.bin are not on it), and a terminal's TERM and LANG.
+   */
+  tui?: boolean;
 }
 
 function gitProject(project: string): void {
@@ -50,11 +58,29 @@ function gitProject(project: string): void {
   git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init");
 }
 
+/**
+ * The TUI's one-time notices, answered (../shared/docs/codex-HARNESS.md): the screen-reader probe, and
+ * the "Meet GPT-6 Sol" nudge, whose count is at its cap (4) so that Codex leaves the file as it is (with
+ * a lower count it writes the count + 1 back at each launch), in the layout Codex writes.
+ */
+const TUI_NOTICES = [
+  "",
+  "[tui]",
+  "screen_reader_detection_done = true",
+  "",
+  "[tui.model_availability_nux]",
+  '"gpt-6.1-sol" = 4',
+  "[notice.model_migrations]",
+  '"gpt-5.5" = "gpt-6-sol"',
+  "",
+];
+
 function writeConfig(
   codexHome: string,
   project: string,
   model: CodexStandIn,
   extra: readonly string[],
+  tui: boolean,
 ): void {
   writeFileSync(
     join(codexHome, "config.toml"),
@@ -77,7 +103,7 @@ function writeConfig(
       'wire_api = "responses"',
       "request_max_retries = 0",
       "stream_max_retries = 0",
-      "",
+      ...(tui ? TUI_NOTICES : [""]),
     ].join("\n"),
   );
 }
@@ -91,7 +117,7 @@ export async function codexWorld(opts: CodexWorldOptions = {}): Promise<CodexWor
   mkdirSync(codexHome, { recursive: true });
   gitProject(project);
   const model = new CodexStandIn();
-  writeConfig(codexHome, project, model, opts.config ?? []);
+  writeConfig(codexHome, project, model, opts.config ?? [], opts.tui === true);
   const base = opts.beside?.env ?? {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: join(root, "home"),
@@ -99,7 +125,12 @@ export async function codexWorld(opts: CodexWorldOptions = {}): Promise<CodexWor
     TZ: "UTC",
     NO_COLOR: "1",
   };
-  const env: Record<string, string> = { ...base, CODEX_HOME: codexHome, CODEX_STANDIN_KEY: "dummy" };
+  const env: Record<string, string> = {
+    ...base,
+    ...(opts.tui === true ? { PATH: USER_PATH, TERM: "xterm-256color", LANG: "C.UTF-8" } : {}),
+    CODEX_HOME: codexHome,
+    CODEX_STANDIN_KEY: "dummy",
+  };
   return {
     root,
     project,
@@ -161,3 +192,155 @@ export const turnTexts = (w: CodexWorld) =>
         )
         .all() as { host: string | null; session: string; text: string }[],
   ) ?? [];
+
+/** Why the TUI scenarios cannot run here, or null when they can: a missing codex or tmux. */
+export function codexTuiSkipReason(): string | null {
+  return codexSkipReason() ?? (Bun.which("tmux") ? null : "tmux is not installed");
+}
+
+let tmuxSeq = 0;
+
+/** The footer under an idle composer (Codex 0.171): the TUI takes a prompt. */
+export const CODEX_READY = /\? for shortcuts/;
+
+/**
+ * One interactive `codex --no-daemon` (the TUI, its hooks run in its own process) in a private tmux
+ * server on a socket under the world's root, so a developer's own tmux is never touched.
+ */
+export class TmuxCodex implements AsyncDisposable {
+  readonly w: CodexWorld;
+  readonly socket: string;
+  readonly name: string;
+
+  private constructor(w: CodexWorld, socket: string, name: string) {
+    this.w = w;
+    this.socket = socket;
+    this.name = name;
+  }
+
+  static start(w: CodexWorld, args: string[] = ["--no-daemon"]): TmuxCodex {
+    const socket = join(w.root, `tmux-codex-${++tmuxSeq}.sock`);
+    const name = `codex${tmuxSeq}`;
+    const cmd = [CODEX, ...args].map(shellQuote).join(" ");
+    // The tmux server is started by this call and inherits w.env, so codex sees exactly it.
+    const r = Bun.spawnSync(
+      [
+        "tmux",
+        "-S",
+        socket,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        "-c",
+        w.project,
+        cmd,
+      ],
+      { env: w.env, stdout: "pipe", stderr: "pipe" },
+    );
+    if (r.exitCode !== 0) throw new Error(`tmux new-session failed: ${r.stderr.toString()}`);
+    const t = new TmuxCodex(w, socket, name);
+    // Keep the pane after codex exits, so a crash stays visible in capture().
+    t.tmux("set-option", "-t", name, "remain-on-exit", "on");
+    return t;
+  }
+
+  tmux(...args: string[]): string {
+    const r = Bun.spawnSync(["tmux", "-S", this.socket, ...args], {
+      env: this.w.env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr.toString()}`);
+    return r.stdout.toString();
+  }
+
+  /** The visible screen, as plain text. */
+  capture(): string {
+    return this.tmux("capture-pane", "-p", "-t", this.name);
+  }
+
+  async waitForScreen(
+    pred: RegExp | ((screen: string) => boolean),
+    what: string,
+    timeoutMs = 60_000,
+  ): Promise<string> {
+    const test = typeof pred === "function" ? pred : (s: string) => pred.test(s);
+    let last = "";
+    try {
+      return await waitUntil(
+        () => {
+          last = this.capture();
+          return test(last) ? last : null;
+        },
+        what,
+        timeoutMs,
+        100,
+      );
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- screen ---\n${last}`);
+    }
+  }
+
+  /** The composer is up and idle. */
+  async waitReady(timeoutMs = 60_000): Promise<void> {
+    await this.waitForScreen(CODEX_READY, "the Codex composer", timeoutMs);
+  }
+
+  /**
+   * Type a line and submit it: the text is typed, Enter is sent once it shows in the composer (so
+   * Codex's paste-burst detection never takes the Enter for a newline), and `submitted` is polled;
+   * should it not come, Enter is sent again once (a swallowed Enter leaves the text in the composer).
+   */
+  async submit(text: string, submitted: () => boolean, timeoutMs = 60_000): Promise<void> {
+    this.tmux("send-keys", "-t", this.name, "-l", text);
+    await this.waitForScreen((s) => s.includes(`› ${text}`), `"${text}" in the composer`, 20_000);
+    this.tmux("send-keys", "-t", this.name, "Enter");
+    try {
+      await waitUntil(submitted, `"${text}" submitted`, 10_000, 100);
+    } catch {
+      if (this.capture().includes(`› ${text}`)) this.tmux("send-keys", "-t", this.name, "Enter");
+      await waitUntil(submitted, `"${text}" submitted`, timeoutMs, 100);
+    }
+  }
+
+  /** Whether codex has exited (the pane stays: remain-on-exit). */
+  exited(): boolean {
+    try {
+      return this.tmux("display-message", "-p", "-t", this.name, "#{pane_dead}").trim() === "1";
+    } catch {
+      return true;
+    }
+  }
+
+  /**
+   * Leave the way a user does (`/exit`: SessionEnd fires for every session of the run), then stop
+   * the private tmux server; a TUI that does not exit in time is killed with it.
+   */
+  async close(timeoutMs = 30_000): Promise<void> {
+    try {
+      if (!this.exited()) {
+        this.tmux("send-keys", "-t", this.name, "-l", "/exit");
+        await this.waitForScreen((s) => s.includes("› /exit"), "/exit in the composer", 10_000);
+        this.tmux("send-keys", "-t", this.name, "Enter");
+        await waitUntil(() => this.exited(), "codex to exit after /exit", timeoutMs, 100);
+      }
+    } finally {
+      try {
+        this.tmux("kill-server");
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close().catch(() => undefined);
+  }
+}

@@ -9,6 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { waitUntil } from "../../harness/e2e/driver.ts";
 import type { CodexRequest } from "./codex-stand-in.ts";
 import {
   CODEX_READY,
@@ -20,7 +21,6 @@ import {
   throughline,
   turnTexts,
 } from "./codex-world.ts";
-import { waitUntil } from "./driver.ts";
 
 const SKIP = codexTuiSkipReason();
 if (SKIP !== null) console.warn(`codex TUI e2e skipped: ${SKIP}`);

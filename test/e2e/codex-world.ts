@@ -9,10 +9,10 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { USER_PATH } from "../../harness/db.ts";
+import { waitUntil } from "../../harness/e2e/driver.ts";
 import { shellQuote } from "../../src/core/invocation.ts";
-import { USER_PATH } from "../helpers/db.ts";
 import { CodexStandIn } from "./codex-stand-in.ts";
-import { waitUntil } from "./driver.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 export const CODEX = process.env.THROUGHLINE_E2E_CODEX || join(REPO, "node_modules", ".bin", "codex");

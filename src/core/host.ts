@@ -38,7 +38,21 @@ export const CODEX_CONTEXT_CUT = 10_000;
 export function codexHookOutput(event: string, text: string): string {
   if (text.startsWith("{")) return text;
   const hookEventName = event === "session-start" ? "SessionStart" : "UserPromptSubmit";
-  return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: text } });
+  return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: codexWording(text) } });
+}
+
+/**
+ * The push names its client in two places (core/push-header.ts, core/context.ts); in Codex they
+ * name Codex and its shell tool. Each replacement is no longer than what it replaces, so the push
+ * stays within its budget.
+ */
+const CODEX_WORDING: readonly (readonly [string, string])[] = [
+  ["Claude Code has just compacted this conversation", "Codex has just compacted this conversation"],
+  ["(read-only; run with Bash)", "(read-only; run in shell)"],
+];
+
+export function codexWording(text: string): string {
+  return CODEX_WORDING.reduce((t, [from, to]) => t.replaceAll(from, to), text);
 }
 
 /**

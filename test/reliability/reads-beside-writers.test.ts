@@ -42,11 +42,14 @@ function writer(
       const modes = ["PASSIVE", "FULL", "RESTART", "TRUNCATE"];
       for (let i = 0; !fs.existsSync(${JSON.stringify(stop)}); i++) {
         const db = new Database(${JSON.stringify(db)});
-        db.run("PRAGMA busy_timeout = 5000");
+        // A FULL, RESTART or TRUNCATE holds the write lock while it waits for the readers, up to its
+        // own busy timeout: at the writers' 5 s, back to back, a hook writer could wait past its own
+        // 5 s, which no user sees (throughline checkpoints so only in forget and sync). Each waits at
+        // most 1 s here, and the pause after it is longer than SQLite's longest busy-handler sleep
+        // (100 ms), so a waiting writer always gets in between two of them.
+        db.run("PRAGMA busy_timeout = 1000");
         try { if (i % 2 === 0) db.query("PRAGMA wal_checkpoint(" + modes[(i / 2) % 4] + ")").get(); else db.query("PRAGMA user_version").get(); } finally { db.close(); }
-        // A RESTART or TRUNCATE holds writers off until the readers are past it: back to back on two
-        // busy cores they could starve a hook writer past its busy timeout, which no user sees.
-        Bun.sleepSync(5);
+        Bun.sleepSync(i % 2 === 0 ? 120 : 5);
       }`,
   }[kind];
   return Bun.spawn(["bun", "-e", script], {

@@ -11,7 +11,7 @@ import { saveCursor, turnAt, upsertSubagentDetail } from "../db/queries/capture.
 import { insertEvents } from "../db/queries/events.ts";
 import { chainKey, getSession } from "../db/queries/sessions.ts";
 import { writeTransaction } from "../db/tx.ts";
-import type { IngestResult } from "./ingest.ts";
+import { type IngestResult, unchanged } from "./ingest.ts";
 import { eventsOf, redactDetail } from "./ingest-plan.ts";
 import {
   fingerprintAfterRead,
@@ -86,21 +86,7 @@ export function ingestSubagent(
   parentSessionId?: string,
 ): IngestResult {
   const first = observe(db, path);
-  const result = (o: Observed): IngestResult => ({
-    sessionId: parentSessionId ?? o.cursor?.session_id ?? sessionIdFromPath(path),
-    file: path,
-    turns: 0,
-    bodies: 0,
-    details: 0,
-    events: 0,
-    skippedLines: o.cursor?.skipped_lines ?? 0,
-    bytes: 0,
-    newestFinalText: null,
-    newTurns: 0,
-    newSession: false,
-    skipped: { lines: 0, first: [] },
-    notTranscript: null,
-  });
+  const result = (o: Observed): IngestResult => unchanged({ path, sessionId: parentSessionId }, o.cursor);
   if (subagentDone(first)) return result(first);
   const plan = planSubagent(path, first, parentSessionId);
   // IMMEDIATE for the same reason as ingestTranscript: the turn lookup decides the write.

@@ -178,7 +178,14 @@ function writeTranscript(db: Database, opts: IngestOptions, p: TranscriptPlan): 
   };
 }
 
-function unchanged(opts: IngestOptions, cursor: CursorRow | null): IngestResult {
+/**
+ * The result of a run that wrote nothing: the file at `path` (a transcript, or a subagent's
+ * under its parent `sessionId`) as its cursor left it.
+ */
+export function unchanged(
+  opts: { path: string; sessionId?: string | undefined },
+  cursor: CursorRow | null,
+): IngestResult {
   return {
     sessionId: opts.sessionId ?? cursor?.session_id ?? sessionIdFromPath(opts.path),
     file: opts.path,

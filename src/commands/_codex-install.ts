@@ -5,11 +5,11 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ArgDef } from "citty";
 import {
   CODEX_HOOKS,
   findCodexHooks,
   mergeCodexHooks,
-  removeCodexHooks,
   removeTrustBlock,
   TRUST_BEGIN,
   trustBlock,
@@ -18,9 +18,18 @@ import {
   trustKey,
 } from "../core/codex-hooks.ts";
 import type { Env } from "../core/paths.ts";
-import { hookProgram } from "../core/settings.ts";
+import { hookProgram, removeHooks } from "../core/settings.ts";
 import { ThroughlineError } from "../errors.ts";
 import { readSettings, writeSettings } from "./_settings-file.ts";
+
+/** `install`'s and `uninstall`'s positional, read by hostArg. */
+export const hostArgs = {
+  host: {
+    type: "positional",
+    required: false,
+    description: "`codex` for Codex ($CODEX_HOME, default ~/.codex); Claude Code when left out",
+  },
+} as const satisfies Record<string, ArgDef>;
 
 /** The host named by `install`'s and `uninstall`'s positional: `codex`, else Claude Code. */
 export function hostArg(positionals: readonly unknown[]): "claude" | "codex" {
@@ -112,7 +121,8 @@ export function uninstallCodex(env: Env): CodexUninstallReport {
   let hooksChanged = false;
   if (existsSync(hooksJson)) {
     const file = readSettings(hooksJson);
-    const next = removeCodexHooks(file.settings);
+    // hooks.json has Claude Code's shape: the same removal as its settings.
+    const next = removeHooks(file.settings);
     hooksChanged = JSON.stringify(next) !== JSON.stringify(file.settings);
     // A file install created and left empty goes: the home is as it was.
     if (hooksChanged && Object.keys(next).length === 0) rmSync(hooksJson);

@@ -16,7 +16,7 @@ import { openForWrite } from "../db/open.ts";
 import { ingestedTranscripts } from "../db/queries/cursors.ts";
 import { renderInstall } from "../render/install.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
-import { hostArg, installCodex, renderCodexInstall } from "./_codex-install.ts";
+import { hostArg, hostArgs, installCodex, renderCodexInstall } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
@@ -32,11 +32,7 @@ export default defineCommand({
       "Register throughline's hooks, slash commands (/tl, /recall, /sc-detail) and allow rules for its read-only commands with Claude Code; `install codex` registers and trusts its hooks with Codex",
   },
   args: {
-    host: {
-      type: "positional",
-      required: false,
-      description: "`codex` for Codex ($CODEX_HOME, default ~/.codex); Claude Code when left out",
-    },
+    ...hostArgs,
     ...scopeArgs,
     statusline: {
       type: "boolean",

@@ -4,7 +4,7 @@ import { COMMAND_MARKER, removeHooks, removePermissions, slashCommands } from ".
 import { uninstallExtras } from "../core/statusline-settings.ts";
 import { renderUninstall } from "../render/install.ts";
 import { jsonArgs, printJson } from "./_args.ts";
-import { hostArg, renderCodexUninstall, uninstallCodex } from "./_codex-install.ts";
+import { hostArg, hostArgs, renderCodexUninstall, uninstallCodex } from "./_codex-install.ts";
 import { defineCommand } from "./_define.ts";
 import { readSettings, scopeArgs, settingsTarget, writeSettings } from "./_settings-file.ts";
 
@@ -16,11 +16,7 @@ export default defineCommand({
       "Remove exactly what `throughline install` added (hooks, allow rules, slash commands; with `codex`, Codex's hooks and their trust); memory is kept",
   },
   args: {
-    host: {
-      type: "positional",
-      required: false,
-      description: "`codex` for Codex ($CODEX_HOME, default ~/.codex); Claude Code when left out",
-    },
+    ...hostArgs,
     ...scopeArgs,
     ...jsonArgs,
   },

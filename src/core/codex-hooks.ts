@@ -7,7 +7,7 @@
  * for exactly its own hooks; `uninstall codex` removes exactly those.
  */
 import { isObject, type Json, type JsonObject } from "./jsonl.ts";
-import { hookCommand, isOurCommand } from "./settings.ts";
+import { hookCommand, isOurHook, withoutOurHooks } from "./settings.ts";
 
 export interface CodexHookSpec {
   event: string;
@@ -30,24 +30,6 @@ export const CODEX_HOOKS: readonly CodexHookSpec[] = [
   { event: "SessionEnd", snake: "session_end", sub: "session-end", timeout: 3 },
 ];
 
-function isOurs(h: Json): boolean {
-  return isObject(h) && typeof h.command === "string" && isOurCommand(h.command);
-}
-
-/** Every group of `event` without our hooks (a group left empty by that is dropped). */
-function othersOf(hooks: JsonObject, event: string): Json[] {
-  const groups = Array.isArray(hooks[event]) ? (hooks[event] as Json[]) : [];
-  const kept: Json[] = [];
-  for (const g of groups) {
-    if (!isObject(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) kept.push(g);
-    else {
-      const rest = g.hooks.filter((h) => !isOurs(h));
-      if (rest.length > 0) kept.push({ ...g, hooks: rest });
-    }
-  }
-  return kept;
-}
-
 /** One registered hook: where it sits (its trust key's indexes) and what it runs. */
 export interface PlacedHook {
   spec: CodexHookSpec;
@@ -65,33 +47,13 @@ export function mergeCodexHooks(
   const placed: PlacedHook[] = [];
   for (const spec of CODEX_HOOKS) {
     const command = hookCommand(invocation, spec.sub);
-    const groups = othersOf(hooks, spec.event);
+    const groups = withoutOurHooks(Array.isArray(hooks[spec.event]) ? (hooks[spec.event] as Json[]) : []);
     placed.push({ spec, group: groups.length, command });
     groups.push({ hooks: [{ type: "command", command, timeout: spec.timeout }] });
     hooks[spec.event] = groups;
   }
   out.hooks = hooks;
   return { file: out, placed };
-}
-
-/** hooks.json without our hooks; events and a `hooks` object left empty by that are removed. */
-export function removeCodexHooks(file: JsonObject): JsonObject {
-  const out: JsonObject = structuredClone(file);
-  if (!isObject(out.hooks)) return out;
-  const hooks = out.hooks;
-  for (const event of Object.keys(hooks)) {
-    const before = hooks[event];
-    if (
-      !Array.isArray(before) ||
-      !before.some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some(isOurs))
-    )
-      continue;
-    const kept = othersOf(hooks, event);
-    if (kept.length > 0) hooks[event] = kept;
-    else delete hooks[event];
-  }
-  if (Object.keys(hooks).length === 0) delete out.hooks;
-  return out;
 }
 
 /** Our hooks as hooks.json holds them now: event, indexes, command and timeout. */
@@ -105,7 +67,7 @@ export function findCodexHooks(
     for (const [group, g] of groups.entries()) {
       if (!isObject(g) || !Array.isArray(g.hooks)) continue;
       for (const [handler, h] of g.hooks.entries())
-        if (isOurs(h) && isObject(h))
+        if (isOurHook(h) && isObject(h))
           found.push({
             event,
             group,

@@ -74,8 +74,25 @@ function groupsOf(hooks: JsonObject, event: string): Json[] {
   return Array.isArray(g) ? g : [];
 }
 
-function isOurHook(h: Json): boolean {
+export function isOurHook(h: Json): boolean {
   return isObject(h) && typeof h.command === "string" && isOurCommand(h.command);
+}
+
+function holdsOurHook(g: Json): boolean {
+  return isObject(g) && Array.isArray(g.hooks) && g.hooks.some(isOurHook);
+}
+
+/** An event's groups without our hooks; a group left empty by that is dropped. */
+export function withoutOurHooks(groups: readonly Json[]): Json[] {
+  const kept: Json[] = [];
+  for (const g of groups) {
+    if (!holdsOurHook(g)) kept.push(g);
+    else {
+      const rest = ((g as JsonObject).hooks as Json[]).filter((h) => !isOurHook(h));
+      if (rest.length > 0) kept.push({ ...(g as JsonObject), hooks: rest });
+    }
+  }
+  return kept;
 }
 
 /** Install or upgrade our hooks in place; a second run returns an equal object. */
@@ -118,19 +135,8 @@ export function removeHooks(settings: JsonObject): JsonObject {
   const hooks = out.hooks;
   for (const event of Object.keys(hooks)) {
     const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    const kept: Json[] = [];
-    let touched = false;
-    for (const g of groups) {
-      if (!isObject(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurHook)) {
-        kept.push(g);
-        continue;
-      }
-      touched = true;
-      const rest = g.hooks.filter((h) => !isOurHook(h));
-      if (rest.length > 0) kept.push({ ...g, hooks: rest });
-    }
-    if (!touched) continue;
+    if (!Array.isArray(groups) || !groups.some(holdsOurHook)) continue;
+    const kept = withoutOurHooks(groups);
     if (kept.length > 0) hooks[event] = kept;
     else delete hooks[event];
   }

@@ -19,49 +19,56 @@ import { legacyChainKeys } from "../schema.ts";
 
 export { schemaVersion } from "../version.ts";
 
+/**
+ * Each record kind's SELECT, without its WHERE and ORDER BY: `export jsonl` reads every row,
+ * sync (queries/sync.ts) one origin session's, and both write the same records.
+ */
+export const RECORD_SELECT = {
+  session: `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title, chain, fork_uuid
+    FROM sessions`,
+  turn: `SELECT t.session_id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
+            t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, ${FINAL_TEXT("a")} AS final_text, t.uuid
+    FROM turns t
+    LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
+    LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'`,
+  detail: `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
+            d.input, d.output, d.is_error, d.created_at, ${DETAIL_FILE_KEY("d", "t.turn_number")} AS ikey
+    FROM details d LEFT JOIN turns t ON t.id = d.turn_id`,
+  event: `SELECT session_id, origin_session_id, project, turn_number, seq, ts, type, summary, detail,
+            tool_use_id, ikey
+    FROM events`,
+  summary: `SELECT t.origin_session_id, t.turn_number, k.summary, k.backend, k.error, k.created_at
+    FROM skeletons k JOIN turns t ON t.id = k.turn_id`,
+} as const;
+
+/** A detail row as its record: SQLite's 0/1 as a boolean. */
+export type DetailRow = Omit<DetailRecord, "record" | "is_error"> & { is_error: number };
+export function detailRecord(r: DetailRow): DetailRecord {
+  return { record: "detail", ...r, is_error: r.is_error !== 0 };
+}
+
 export function* exportSessions(db: Database): Generator<SessionRecord> {
-  const q = db.query<Omit<SessionRecord, "record">, []>(
-    `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title, chain, fork_uuid
-     FROM sessions ORDER BY rowid`,
-  );
+  const q = db.query<Omit<SessionRecord, "record">, []>(`${RECORD_SELECT.session} ORDER BY rowid`);
   for (const r of q.iterate()) yield { record: "session", ...r };
 }
 
 export function* exportTurns(db: Database): Generator<TurnRecord> {
-  const q = db.query<Omit<TurnRecord, "record">, []>(
-    `SELECT t.session_id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
-            t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, ${FINAL_TEXT("a")} AS final_text, t.uuid
-     FROM turns t
-     LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
-     LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
-     ORDER BY t.id`,
-  );
+  const q = db.query<Omit<TurnRecord, "record">, []>(`${RECORD_SELECT.turn} ORDER BY t.id`);
   for (const r of q.iterate()) yield { record: "turn", ...r };
 }
 
 export function* exportDetails(db: Database): Generator<DetailRecord> {
-  const q = db.query<Omit<DetailRecord, "record" | "is_error"> & { is_error: number }, []>(
-    `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
-            d.input, d.output, d.is_error, d.created_at, ${DETAIL_FILE_KEY("d", "t.turn_number")} AS ikey
-     FROM details d LEFT JOIN turns t ON t.id = d.turn_id ORDER BY d.id`,
-  );
-  for (const r of q.iterate()) yield { record: "detail", ...r, is_error: r.is_error !== 0 };
+  const q = db.query<DetailRow, []>(`${RECORD_SELECT.detail} ORDER BY d.id`);
+  for (const r of q.iterate()) yield detailRecord(r);
 }
 
 export function* exportEvents(db: Database): Generator<EventRecord> {
-  const q = db.query<Omit<EventRecord, "record">, []>(
-    `SELECT session_id, origin_session_id, project, turn_number, seq, ts, type, summary, detail,
-            tool_use_id, ikey
-     FROM events ORDER BY id`,
-  );
+  const q = db.query<Omit<EventRecord, "record">, []>(`${RECORD_SELECT.event} ORDER BY id`);
   for (const r of q.iterate()) yield { record: "event", ...r };
 }
 
 export function* exportSummaries(db: Database): Generator<SummaryRecord> {
-  const q = db.query<Omit<SummaryRecord, "record">, []>(
-    `SELECT t.origin_session_id, t.turn_number, k.summary, k.backend, k.error, k.created_at
-     FROM skeletons k JOIN turns t ON t.id = k.turn_id ORDER BY t.id`,
-  );
+  const q = db.query<Omit<SummaryRecord, "record">, []>(`${RECORD_SELECT.summary} ORDER BY t.id`);
   for (const r of q.iterate()) yield { record: "summary", ...r };
 }
 

@@ -13,7 +13,7 @@ import type {
   SummaryRecord,
   TurnRecord,
 } from "../../core/export-format.ts";
-import { DETAIL_FILE_KEY, FINAL_TEXT } from "../row-forms.ts";
+import { type DetailRow, detailRecord, RECORD_SELECT } from "./export.ts";
 
 export type SyncKey = "machine" | "remote" | "last_sync" | "last_error" | "republish" | "auto";
 
@@ -76,10 +76,7 @@ export function ownMarks(db: Database): OwnMark[] {
 
 export function sessionRecord(db: Database, id: string): SessionRecord | null {
   const r = db
-    .query<Omit<SessionRecord, "record">, { id: string }>(
-      `SELECT id, project, transcript_path, created_at, updated_at, merged_into, title, chain, fork_uuid
-       FROM sessions WHERE id = $id`,
-    )
+    .query<Omit<SessionRecord, "record">, { id: string }>(`${RECORD_SELECT.session} WHERE id = $id`)
     .get({ id });
   return r ? { record: "session", ...r } : null;
 }
@@ -96,37 +93,28 @@ export function originRecords(db: Database, origin: string): OriginRecords {
   const p = { o: origin };
   const turns = db
     .query<Omit<TurnRecord, "record">, { o: string }>(
-      `SELECT t.session_id, t.origin_session_id, t.turn_number, t.started_at, t.ended_at,
-              t.user_chars, t.assistant_chars, u.text AS user, a.text AS assistant, ${FINAL_TEXT("a")} AS final_text, t.uuid
-       FROM turns t
-       LEFT JOIN bodies u ON u.turn_id = t.id AND u.role = 'user'
-       LEFT JOIN bodies a ON a.turn_id = t.id AND a.role = 'assistant'
-       WHERE t.origin_session_id = $o ORDER BY t.turn_number`,
+      `${RECORD_SELECT.turn} WHERE t.origin_session_id = $o ORDER BY t.turn_number`,
     )
     .all(p)
     .map((r): TurnRecord => ({ record: "turn", ...r }));
   const details = db
-    .query<Omit<DetailRecord, "record" | "is_error"> & { is_error: number }, { o: string }>(
-      `SELECT d.origin_session_id, t.turn_number, d.source, d.ord, d.kind, d.tool_name, d.tool_use_id,
-              d.input, d.output, d.is_error, d.created_at, ${DETAIL_FILE_KEY("d", "t.turn_number")} AS ikey
-       FROM details d LEFT JOIN turns t ON t.id = d.turn_id
+    .query<DetailRow, { o: string }>(
+      `${RECORD_SELECT.detail}
        WHERE d.id IN (SELECT d2.id FROM details d2 JOIN turns t2 ON t2.id = d2.turn_id WHERE t2.origin_session_id = $o
                       UNION ALL SELECT id FROM details WHERE turn_id IS NULL AND origin_session_id = $o)
        ORDER BY d.id`,
     )
     .all(p)
-    .map((r): DetailRecord => ({ record: "detail", ...r, is_error: r.is_error !== 0 }));
+    .map(detailRecord);
   const events = db
     .query<Omit<EventRecord, "record">, { o: string }>(
-      `SELECT session_id, origin_session_id, project, turn_number, seq, ts, type, summary, detail, tool_use_id, ikey
-       FROM events WHERE origin_session_id = $o ORDER BY id`,
+      `${RECORD_SELECT.event} WHERE origin_session_id = $o ORDER BY id`,
     )
     .all(p)
     .map((r): EventRecord => ({ record: "event", ...r }));
   const summaries = db
     .query<Omit<SummaryRecord, "record">, { o: string }>(
-      `SELECT t.origin_session_id, t.turn_number, k.summary, k.backend, k.error, k.created_at
-       FROM skeletons k JOIN turns t ON t.id = k.turn_id WHERE t.origin_session_id = $o ORDER BY t.turn_number`,
+      `${RECORD_SELECT.summary} WHERE t.origin_session_id = $o ORDER BY t.turn_number`,
     )
     .all(p)
     .map((r): SummaryRecord => ({ record: "summary", ...r }));

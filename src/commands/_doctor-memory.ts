@@ -9,24 +9,13 @@ import { formatSize, type Ingested, importHint, scanHistory } from "../capture/h
 import { selfInvocation } from "../core/invocation.ts";
 import { isObject } from "../core/jsonl.ts";
 import { claudeConfigDir, type Env } from "../core/paths.ts";
-import { openForRead } from "../db/open.ts";
+import { readIfOpens } from "../db/open.ts";
 import { ingestedTranscripts } from "../db/queries/cursors.ts";
 import type { Check } from "../render/doctor.ts";
 import { readSettings } from "./_settings-file.ts";
 
 function ingested(dbPath: string): Ingested | null {
-  if (!existsSync(dbPath)) return null;
-  let db: ReturnType<typeof openForRead>;
-  try {
-    db = openForRead(dbPath);
-  } catch {
-    return null; // doctor's database checks say why
-  }
-  try {
-    return ingestedTranscripts(db);
-  } finally {
-    db.close();
-  }
+  return readIfOpens(dbPath, ingestedTranscripts);
 }
 
 export function historyCheck(env: Env, dbPath: string): Check {

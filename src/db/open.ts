@@ -410,6 +410,21 @@ export function withReader<T>(path: string, fn: (db: Database) => T): T {
   return withDatabase(openForRead(path), (db) => readTransaction(db, () => fn(db)));
 }
 
+/**
+ * `withReader` when `path` opens as a database; null when it is absent or does not open (doctor's
+ * information lines: its database checks say why).
+ */
+export function readIfOpens<T>(path: string, fn: (db: Database) => T): T | null {
+  if (fileSize(path) === null) return null;
+  let db: Database;
+  try {
+    db = openForRead(path);
+  } catch {
+    return null;
+  }
+  return withDatabase(db, (d) => readTransaction(d, () => fn(d)));
+}
+
 export function withWriter<T>(path: string, fn: (db: Database) => T): T {
   return withDatabase(openForWrite(path), fn);
 }

@@ -556,61 +556,66 @@ let tmuxSeq = 0;
  */
 export const INPUT_READY = /\? for shortcuts|shift\+tab to cycle/;
 
+/** What runs in a TmuxPane, and where. */
+export interface TmuxPaneOptions {
+  root: string;
+  env: Record<string, string>;
+  cwd: string;
+  argv: string[];
+  /** Names the socket and the session. */
+  prefix: string;
+  width?: number | undefined;
+  height?: number | undefined;
+  screenTimeoutMs: number;
+}
+
 /**
- * One interactive `claude` in a private tmux server (its own socket under the temp root), so
- * the harness never touches a tmux the developer is running.
+ * A program in a private tmux server (its own socket under a temp root), so the harness never
+ * touches a tmux the developer is running: what TmuxClaude and the Codex TUI driver share.
  */
-export class TmuxClaude {
-  readonly h: E2EHome;
+export class TmuxPane {
+  readonly env: Record<string, string>;
   readonly socket: string;
   readonly name: string;
+  /** How long waitForScreen waits by default (a client's first launch differs). */
+  protected readonly screenTimeoutMs: number;
 
-  private constructor(h: E2EHome, socket: string, name: string) {
-    this.h = h;
-    this.socket = socket;
-    this.name = name;
-  }
-
-  static async start(
-    h: E2EHome,
-    opts: { cwd?: string; args?: string[]; width?: number; height?: number; claude?: string } = {},
-  ): Promise<TmuxClaude> {
-    const socket = join(h.root, `tmux-${++tmuxSeq}.sock`);
-    const name = `e2e${tmuxSeq}`;
-    // `claude`: another CLI than claudeBinary() (bench/client.ts runs both pinned versions).
-    const cmd = [opts.claude ?? claudeBinary(), ...(opts.args ?? [])].map(shellQuote).join(" ");
-    // The tmux server is started by this call and inherits h.env, so claude sees exactly it.
+  protected constructor(opts: TmuxPaneOptions) {
+    this.env = opts.env;
+    this.socket = join(opts.root, `tmux-${opts.prefix}-${++tmuxSeq}.sock`);
+    this.name = `${opts.prefix}${tmuxSeq}`;
+    this.screenTimeoutMs = opts.screenTimeoutMs;
+    const cmd = opts.argv.map(shellQuote).join(" ");
+    // The tmux server is started by this call and inherits env, so the program sees exactly it.
     const r = Bun.spawnSync(
       [
         "tmux",
         "-S",
-        socket,
+        this.socket,
         "-f",
         "/dev/null",
         "new-session",
         "-d",
         "-s",
-        name,
+        this.name,
         "-x",
         String(opts.width ?? 160),
         "-y",
         String(opts.height ?? 50),
         "-c",
-        opts.cwd ?? h.project,
+        opts.cwd,
         cmd,
       ],
-      { env: h.env, stdout: "pipe", stderr: "pipe" },
+      { env: opts.env, stdout: "pipe", stderr: "pipe" },
     );
     if (r.exitCode !== 0) throw new Error(`tmux new-session failed: ${r.stderr.toString()}`);
-    const t = new TmuxClaude(h, socket, name);
-    // Keep the pane after claude exits, so a crash is visible in capture() instead of vanishing.
-    t.tmux("set-option", "-t", name, "remain-on-exit", "on");
-    return t;
+    // Keep the pane after the program exits, so a crash is visible in capture() instead of vanishing.
+    this.tmux("set-option", "-t", this.name, "remain-on-exit", "on");
   }
 
   tmux(...args: string[]): string {
     const r = Bun.spawnSync(["tmux", "-S", this.socket, ...args], {
-      env: this.h.env,
+      env: this.env,
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -636,7 +641,7 @@ export class TmuxClaude {
   async waitForScreen(
     pred: RegExp | ((screen: string) => boolean),
     what: string,
-    timeoutMs = 30_000,
+    timeoutMs = this.screenTimeoutMs,
   ): Promise<string> {
     const test = typeof pred === "function" ? pred : (s: string) => pred.test(s);
     let last = "";
@@ -653,6 +658,51 @@ export class TmuxClaude {
     } catch (err) {
       throw new Error(`${(err as Error).message}\n--- screen ---\n${last}`);
     }
+  }
+
+  /** Whether the program in the pane has exited (the pane stays: remain-on-exit). */
+  exited(): boolean {
+    try {
+      return this.tmux("display-message", "-p", "-t", this.name, "#{pane_dead}").trim() === "1";
+    } catch {
+      return true;
+    }
+  }
+
+  /** Stop the private tmux server, and the program with it. */
+  kill(): void {
+    try {
+      this.tmux("kill-server");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** One interactive `claude` in a private tmux server. */
+export class TmuxClaude extends TmuxPane {
+  readonly h: E2EHome;
+
+  private constructor(h: E2EHome, opts: TmuxPaneOptions) {
+    super(opts);
+    this.h = h;
+  }
+
+  static async start(
+    h: E2EHome,
+    opts: { cwd?: string; args?: string[]; width?: number; height?: number; claude?: string } = {},
+  ): Promise<TmuxClaude> {
+    // `claude`: another CLI than claudeBinary() (bench/client.ts runs both pinned versions).
+    return new TmuxClaude(h, {
+      root: h.root,
+      env: h.env,
+      cwd: opts.cwd ?? h.project,
+      argv: [opts.claude ?? claudeBinary(), ...(opts.args ?? [])],
+      prefix: "e2e",
+      width: opts.width,
+      height: opts.height,
+      screenTimeoutMs: 30_000,
+    });
   }
 
   /** Wait until the input box is up (the first launch takes a moment). */
@@ -685,15 +735,6 @@ export class TmuxClaude {
     );
   }
 
-  /** Whether the claude process in the pane has exited (the pane stays: remain-on-exit). */
-  exited(): boolean {
-    try {
-      return this.tmux("display-message", "-p", "-t", this.name, "#{pane_dead}").trim() === "1";
-    } catch {
-      return true;
-    }
-  }
-
   /**
    * Leave the way a user does (`/exit`), so SessionEnd and every hook finish before the temp
    * root is removed, then stop the private tmux server. A session that does not exit within
@@ -709,14 +750,6 @@ export class TmuxClaude {
       // Fall through to the kill: a stuck UI must not keep the suite waiting.
     } finally {
       this.kill();
-    }
-  }
-
-  kill(): void {
-    try {
-      this.tmux("kill-server");
-    } catch {
-      // Already gone.
     }
   }
 

@@ -10,8 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { USER_PATH } from "../../harness/db.ts";
-import { waitUntil } from "../../harness/e2e/driver.ts";
-import { shellQuote } from "../../src/core/invocation.ts";
+import { TmuxPane, waitUntil } from "../../harness/e2e/driver.ts";
 import { CodexStandIn } from "./codex-stand-in.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -198,8 +197,6 @@ export function codexTuiSkipReason(): string | null {
   return codexSkipReason() ?? (Bun.which("tmux") ? null : "tmux is not installed");
 }
 
-let tmuxSeq = 0;
-
 /** The footer under an idle composer (Codex 0.171): the TUI takes a prompt. */
 export const CODEX_READY = /\? for shortcuts/;
 
@@ -207,85 +204,23 @@ export const CODEX_READY = /\? for shortcuts/;
  * One interactive `codex --no-daemon` (the TUI, its hooks run in its own process) in a private tmux
  * server on a socket under the world's root, so a developer's own tmux is never touched.
  */
-export class TmuxCodex implements AsyncDisposable {
+export class TmuxCodex extends TmuxPane implements AsyncDisposable {
   readonly w: CodexWorld;
-  readonly socket: string;
-  readonly name: string;
 
-  private constructor(w: CodexWorld, socket: string, name: string) {
+  private constructor(w: CodexWorld, args: string[]) {
+    super({
+      root: w.root,
+      env: w.env,
+      cwd: w.project,
+      argv: [CODEX, ...args],
+      prefix: "codex",
+      screenTimeoutMs: 60_000,
+    });
     this.w = w;
-    this.socket = socket;
-    this.name = name;
   }
 
   static start(w: CodexWorld, args: string[] = ["--no-daemon"]): TmuxCodex {
-    const socket = join(w.root, `tmux-codex-${++tmuxSeq}.sock`);
-    const name = `codex${tmuxSeq}`;
-    const cmd = [CODEX, ...args].map(shellQuote).join(" ");
-    // The tmux server is started by this call and inherits w.env, so codex sees exactly it.
-    const r = Bun.spawnSync(
-      [
-        "tmux",
-        "-S",
-        socket,
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-x",
-        "160",
-        "-y",
-        "50",
-        "-c",
-        w.project,
-        cmd,
-      ],
-      { env: w.env, stdout: "pipe", stderr: "pipe" },
-    );
-    if (r.exitCode !== 0) throw new Error(`tmux new-session failed: ${r.stderr.toString()}`);
-    const t = new TmuxCodex(w, socket, name);
-    // Keep the pane after codex exits, so a crash stays visible in capture().
-    t.tmux("set-option", "-t", name, "remain-on-exit", "on");
-    return t;
-  }
-
-  tmux(...args: string[]): string {
-    const r = Bun.spawnSync(["tmux", "-S", this.socket, ...args], {
-      env: this.w.env,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${r.stderr.toString()}`);
-    return r.stdout.toString();
-  }
-
-  /** The visible screen, as plain text. */
-  capture(): string {
-    return this.tmux("capture-pane", "-p", "-t", this.name);
-  }
-
-  async waitForScreen(
-    pred: RegExp | ((screen: string) => boolean),
-    what: string,
-    timeoutMs = 60_000,
-  ): Promise<string> {
-    const test = typeof pred === "function" ? pred : (s: string) => pred.test(s);
-    let last = "";
-    try {
-      return await waitUntil(
-        () => {
-          last = this.capture();
-          return test(last) ? last : null;
-        },
-        what,
-        timeoutMs,
-        100,
-      );
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- screen ---\n${last}`);
-    }
+    return new TmuxCodex(w, args);
   }
 
   /** The composer is up and idle. */
@@ -299,23 +234,14 @@ export class TmuxCodex implements AsyncDisposable {
    * should it not come, Enter is sent again once (a swallowed Enter leaves the text in the composer).
    */
   async submit(text: string, submitted: () => boolean, timeoutMs = 60_000): Promise<void> {
-    this.tmux("send-keys", "-t", this.name, "-l", text);
+    this.typeText(text);
     await this.waitForScreen((s) => s.includes(`› ${text}`), `"${text}" in the composer`, 20_000);
-    this.tmux("send-keys", "-t", this.name, "Enter");
+    this.keys("Enter");
     try {
       await waitUntil(submitted, `"${text}" submitted`, 10_000, 100);
     } catch {
-      if (this.capture().includes(`› ${text}`)) this.tmux("send-keys", "-t", this.name, "Enter");
+      if (this.capture().includes(`› ${text}`)) this.keys("Enter");
       await waitUntil(submitted, `"${text}" submitted`, timeoutMs, 100);
-    }
-  }
-
-  /** Whether codex has exited (the pane stays: remain-on-exit). */
-  exited(): boolean {
-    try {
-      return this.tmux("display-message", "-p", "-t", this.name, "#{pane_dead}").trim() === "1";
-    } catch {
-      return true;
     }
   }
 
@@ -326,17 +252,13 @@ export class TmuxCodex implements AsyncDisposable {
   async close(timeoutMs = 30_000): Promise<void> {
     try {
       if (!this.exited()) {
-        this.tmux("send-keys", "-t", this.name, "-l", "/exit");
+        this.typeText("/exit");
         await this.waitForScreen((s) => s.includes("› /exit"), "/exit in the composer", 10_000);
-        this.tmux("send-keys", "-t", this.name, "Enter");
+        this.keys("Enter");
         await waitUntil(() => this.exited(), "codex to exit after /exit", timeoutMs, 100);
       }
     } finally {
-      try {
-        this.tmux("kill-server");
-      } catch {
-        // Already gone.
-      }
+      this.kill();
     }
   }
 

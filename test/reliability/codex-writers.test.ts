@@ -9,7 +9,7 @@ import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { RolloutBuilder, rolloutPath } from "../helpers/codex-rollout.ts";
-import { CLI, childEnv, finished, memoryRows, SCALE } from "./harness.ts";
+import { CLI, childEnv, finished, killReplayAndStop, memoryRows, SCALE } from "./harness.ts";
 
 // The reliability tier for Codex (docs/hosts.md, docs/testing.md): the same writers in parallel
 // and kills mid-write as for Claude Code, on rollouts and Codex hook payloads.
@@ -181,19 +181,6 @@ describe("codex rollouts: parallel writers and kills (docs/testing.md, reliabili
     };
   }
 
-  async function killAt(cmd: string[], env: Record<string, string>, delayMs: number, stdin?: string) {
-    const p = Bun.spawn(cmd, {
-      env,
-      stdin: stdin ? Buffer.from(stdin) : "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), delayMs);
-    const r = await finished(p);
-    clearTimeout(timer);
-    return r;
-  }
-
   test(`replay and codex stop killed at ${KILLS} random points each mid-ingest: integrity ok, a rerun holds every turn once`, async () => {
     using dir = tempDir("tl-ccrash-");
     const r = rng(474747);
@@ -210,36 +197,25 @@ describe("codex rollouts: parallel writers and kills (docs/testing.md, reliabili
         turn_id: `turn-${s.turns}`,
         stop_hook_active: false,
       });
-    let killed = 0;
     s.grow();
+    // How long an unkilled run of each takes here: the kill points spread over that span.
     using scratch = tempDir("tl-ccrash-time-");
-    const time = (cmd: string[], e: Record<string, string>, stdin?: string) => {
-      const t0 = performance.now();
-      Bun.spawnSync(cmd, { env: e, stdin: stdin ? Buffer.from(stdin) : "ignore" });
-      return performance.now() - t0;
-    };
-    const span = Math.max(
-      time(["bun", CLI, "replay", s.path, "--db", join(scratch.path, "a.db")], env),
-      time(["bun", CLI, "hook", "stop"], { ...env, THROUGHLINE_DB: join(scratch.path, "b.db") }, payload()),
-    );
-    for (let k = 0; k < KILLS; k++) {
-      if (k > 0 && k % Math.max(1, Math.ceil(KILLS / 19)) === 0) s.grow();
-      const delay = Math.floor(r() * span * 1.5);
-      const a = await killAt(["bun", CLI, "replay", s.path, "--db", dbReplay], env, delay);
-      const b = await killAt(
-        ["bun", CLI, "hook", "stop"],
-        { ...env, THROUGHLINE_DB: dbStop },
-        delay,
-        payload(),
-      );
-      for (const x of [a, b]) if (x.signal === "SIGKILL") killed++;
-      for (const db of [dbReplay, dbStop])
-        if (Bun.file(db).size > 0) {
-          const check = new Database(db);
-          expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
-          check.close();
-        }
-    }
+    const killed = await killReplayAndStop({
+      path: s.path,
+      payload,
+      grow: () => s.grow(),
+      dbReplay,
+      dbStop,
+      scratch: scratch.path,
+      env,
+      kills: KILLS,
+      r,
+      integrity: (db) => {
+        const check = new Database(db);
+        expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+        check.close();
+      },
+    });
     expect(killed).toBeGreaterThan(0);
     expect(Bun.spawnSync(["bun", CLI, "replay", s.path, "--db", dbReplay], { env }).exitCode).toBe(0);
     expect((await runHook("stop", payload(), { ...env, THROUGHLINE_DB: dbStop })).stderr).toBe("");

@@ -143,3 +143,67 @@ export function unprivileged(): { prefix: string[]; kind: string } | null {
     rmSync(probeDir, { recursive: true, force: true });
   }
 }
+
+/** `cmd` run to its end, or SIGKILLed after `delayMs` if it is still going. */
+export async function killAt(
+  cmd: string[],
+  env: Record<string, string>,
+  delayMs: number,
+  stdin?: string,
+): Promise<Finished> {
+  const p = Bun.spawn(cmd, {
+    env,
+    stdin: stdin ? Buffer.from(stdin) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), delayMs);
+  const r = await finished(p);
+  clearTimeout(timer);
+  return r;
+}
+
+/**
+ * `replay` of a growing transcript (or rollout) into `dbReplay` and its `hook stop` into `dbStop`,
+ * each SIGKILLed `kills` times at a random point of an unkilled run's span (timed here first, in
+ * `scratch`); `grow()` appends turns 19 times along the way. Every database that exists must pass
+ * `integrity_check` after each kill (`integrity` throws otherwise). Returns how many runs died.
+ */
+export async function killReplayAndStop(o: {
+  path: string;
+  payload: () => string;
+  grow: () => void;
+  dbReplay: string;
+  dbStop: string;
+  scratch: string;
+  env: Record<string, string>;
+  kills: number;
+  r: () => number;
+  integrity: (db: string) => void;
+}): Promise<number> {
+  const { env } = o;
+  const time = (cmd: string[], e: Record<string, string>, stdin?: string) => {
+    const t0 = performance.now();
+    Bun.spawnSync(cmd, { env: e, stdin: stdin ? Buffer.from(stdin) : "ignore" });
+    return performance.now() - t0;
+  };
+  const span = Math.max(
+    time(["bun", CLI, "replay", o.path, "--db", join(o.scratch, "a.db")], env),
+    time(["bun", CLI, "hook", "stop"], { ...env, THROUGHLINE_DB: join(o.scratch, "b.db") }, o.payload()),
+  );
+  let killed = 0;
+  for (let k = 0; k < o.kills; k++) {
+    if (k > 0 && k % Math.max(1, Math.ceil(o.kills / 19)) === 0) o.grow();
+    const delay = Math.floor(o.r() * span * 1.5);
+    const a = await killAt(["bun", CLI, "replay", o.path, "--db", o.dbReplay], env, delay);
+    const b = await killAt(
+      ["bun", CLI, "hook", "stop"],
+      { ...env, THROUGHLINE_DB: o.dbStop },
+      delay,
+      o.payload(),
+    );
+    for (const x of [a, b]) if (x.signal === "SIGKILL") killed++;
+    for (const db of [o.dbReplay, o.dbStop]) if (Bun.file(db).size > 0) o.integrity(db);
+  }
+  return killed;
+}

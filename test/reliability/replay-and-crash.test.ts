@@ -8,7 +8,7 @@ import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { runHook } from "../../src/hooks/run.ts";
-import { CLI, childEnv, corpusFiles, finished, SCALE } from "./harness.ts";
+import { CLI, childEnv, corpusFiles, finished, killReplayAndStop, SCALE } from "./harness.ts";
 
 const PARALLEL = 8;
 const KILLS = 20 * SCALE;
@@ -105,19 +105,6 @@ describe("replay in parallel and writers killed mid-way (docs/testing.md, reliab
     };
   }
 
-  async function killAt(cmd: string[], env: Record<string, string>, delayMs: number, stdin?: string) {
-    const p = Bun.spawn(cmd, {
-      env,
-      stdin: stdin ? Buffer.from(stdin) : "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), delayMs);
-    const r = await finished(p);
-    clearTimeout(timer);
-    return r;
-  }
-
   test(`replay and hook stop killed at ${KILLS} random points each: integrity ok, a rerun converges`, async () => {
     using dir = tempDir("tl-crash-");
     const r = rng(424242);
@@ -127,34 +114,22 @@ describe("replay in parallel and writers killed mid-way (docs/testing.md, reliab
     const env = childEnv({});
     const payload = () =>
       JSON.stringify({ session_id: s.sid, transcript_path: s.path, cwd: "/home/dev/crash" });
-    let killed = 0;
     s.grow();
     // How long an unkilled run of each takes here: the kill points spread over that span.
     using scratch = tempDir("tl-crash-time-");
-    const time = (cmd: string[], e: Record<string, string>, stdin?: string) => {
-      const t0 = performance.now();
-      Bun.spawnSync(cmd, { env: e, stdin: stdin ? Buffer.from(stdin) : "ignore" });
-      return performance.now() - t0;
-    };
-    const span = Math.max(
-      time(["bun", CLI, "replay", s.path, "--db", join(scratch.path, "a.db")], env),
-      time(["bun", CLI, "hook", "stop"], { ...env, THROUGHLINE_DB: join(scratch.path, "b.db") }, payload()),
-    );
     // Turns stay within the 20-turn window, so no summary depends on how many Stops ran.
-    for (let k = 0; k < KILLS; k++) {
-      if (k > 0 && k % Math.max(1, Math.ceil(KILLS / 19)) === 0) s.grow();
-      const delay = Math.floor(r() * span * 1.5);
-      const a = await killAt(["bun", CLI, "replay", s.path, "--db", dbReplay], env, delay);
-      const b = await killAt(
-        ["bun", CLI, "hook", "stop"],
-        { ...env, THROUGHLINE_DB: dbStop },
-        delay,
-        payload(),
-      );
-      for (const x of [a, b]) if (x.signal === "SIGKILL") killed++;
-      for (const db of [dbReplay, dbStop])
-        if (Bun.file(db).size > 0) expect(integrityOf(db)).toEqual({ integrity_check: "ok" });
-    }
+    const killed = await killReplayAndStop({
+      path: s.path,
+      payload,
+      grow: () => s.grow(),
+      dbReplay,
+      dbStop,
+      scratch: scratch.path,
+      env,
+      kills: KILLS,
+      r,
+      integrity: (db) => expect(integrityOf(db)).toEqual({ integrity_check: "ok" }),
+    });
     // Some runs must really have died, or nothing was tested.
     expect(killed).toBeGreaterThan(0);
     const rerun = Bun.spawnSync(["bun", CLI, "replay", s.path, "--db", dbReplay], { env });

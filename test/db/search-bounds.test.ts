@@ -1,9 +1,11 @@
 /**
- * A chain-scoped search bounds its walk of each index by the id range of the chain's rows
- * (docs/search.md, "Scopes"). The bounds are the exact lowest and highest id of the rows the
- * scope selects, so a search with them finds exactly what it finds without them: checked for
- * every chain of a database of interleaved projects, a fork, a merge and rows before a first
- * prompt, on every index, for long, short, several and missing terms, under small and large caps.
+ * A chain-scoped search bounds its walk of each index by an id range holding every row of the
+ * chain (docs/search.md, "Scopes"), read from the spans the writers keep per chain key (schema 15).
+ * A search with them finds exactly what it finds without them: checked for every chain of a
+ * database of interleaved projects, a fork, a merge and rows before a first prompt, on every
+ * index, for long, short, several and missing terms, under small and large caps; and the spans
+ * hold every row however the rows came: a replay, Stops one at a time rewriting the open turn, a
+ * merge, a forget, and the migration that first fills them.
  */
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -11,6 +13,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../harness/db.ts";
 import { TranscriptBuilder } from "../../harness/transcript.ts";
+import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { replay } from "../../src/capture/replay.ts";
 import { foldCase, type SearchKind, textMatch } from "../../src/core/search.ts";
 import { caseFolds } from "../../src/core/snippet.ts";
@@ -19,6 +22,8 @@ import type { Scope } from "../../src/db/project.ts";
 import { resolveChain } from "../../src/db/queries/chain.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { type SearchQuery, scopeBounds, searchCandidates } from "../../src/db/queries/search.ts";
+import { MIGRATIONS } from "../../src/db/schema.ts";
+import { rowsOutsideSpans, spannedRows } from "../helpers/spans.ts";
 
 const KINDS: SearchKind[] = ["l2", "l3", "events"];
 const A = "aaaaaaaa-0000-4000-8000-00000000b001";
@@ -104,7 +109,7 @@ describe("search bounds", () => {
     expect(resolveChain(db, A)).toBe(C);
   });
 
-  test("the bounds are the lowest and highest id of the scope's rows, and narrower than the table", () => {
+  test("the bounds hold every row of the scope, and are narrower than the table", () => {
     let narrower = 0;
     for (const live of new Set(chains()))
       for (const k of KINDS) {
@@ -113,7 +118,10 @@ describe("search bounds", () => {
         const all = searchCandidates(db, k, query(scope, []), 1e9).candidates.map((c) => c.id);
         const bounds = scopeBounds(db, KINDS, scope)!.get(k)!;
         if (all.length === 0) expect(bounds).toBeNull();
-        else expect(bounds).toEqual({ lo: Math.min(...all), hi: Math.max(...all) });
+        else {
+          expect(bounds.lo).toBeLessThanOrEqual(Math.min(...all));
+          expect(bounds.hi).toBeGreaterThanOrEqual(Math.max(...all));
+        }
         const table = { l2: "bodies", l3: "details", events: "events" }[k];
         const span = db.query(`SELECT min(id) AS lo, max(id) AS hi FROM ${table}`).get() as {
           lo: number;
@@ -159,5 +167,73 @@ describe("search bounds", () => {
       }
     expect(compared).toBe(4 * 3 * 7 * 4);
     expect(found).toBeGreaterThan(200);
+  });
+
+  test("the migration that first fills the spans gives what the writers keep", () => {
+    expect(rowsOutsideSpans(db)).toEqual([]);
+    const kept = db.query("SELECT * FROM chain_spans ORDER BY key, kind").all();
+    expect(kept.length).toBeGreaterThan(8);
+    const migration = MIGRATIONS[14] as string;
+    db.run(
+      "DROP TRIGGER bodies_span; DROP TRIGGER bodies_span_turn; DROP TRIGGER details_span; DROP TRIGGER details_span_turn; DROP TRIGGER events_span; DROP TABLE chain_spans",
+    );
+    db.run(migration);
+    // The merge above moved A's rows under C's key: the migration reads them there too.
+    expect(db.query("SELECT * FROM chain_spans ORDER BY key, kind").all()).toEqual(kept);
+  });
+});
+
+describe("chain spans as the hooks write them", () => {
+  test("Stops one at a time, a turn rewritten, a /clear merge and a forget: every row stays within its span", () => {
+    using dir = tempDir("tl-spans-");
+    const db = openForWrite(join(dir.path, "tl.db"));
+    try {
+      const file = join(dir.path, `${A}.jsonl`);
+      const other = join(dir.path, `${B}.jsonl`);
+      const a = new TranscriptBuilder(A, "/w/one", "2026-06-01T10:00:00.000Z");
+      const b = new TranscriptBuilder(B, "/w/two", "2026-06-01T10:00:30.000Z");
+      a.system("informational", { content: "a zebracache boot note" });
+      // Two sessions written turn by turn, interleaved; each Stop reads the open turn again, whose
+      // tool rows are rewritten when it grew (new ids above the old ones).
+      for (let i = 1; i <= 4; i++) {
+        for (const [tb, f, tag] of [
+          [a, file, "a"],
+          [b, other, "b"],
+        ] as const) {
+          tb.user(`${tag} step ${i}: tune the zebracache`);
+          tb.tool("Bash", { command: `make z-${tag}-${i}` }, "zebracache ok");
+          writeFileSync(f, tb.text());
+          ingestTranscript(db, { path: f, now: Date.parse("2026-06-02T00:00:00.000Z") });
+          tb.tool(
+            "Edit",
+            { file_path: `/w/${tag}/m${i}.ts`, old_string: "a", new_string: "zebracache" },
+            "ok",
+          );
+          tb.say(`${tag} reply ${i}: zebracache tuned.`);
+          tb.tick(60_000);
+          writeFileSync(f, tb.text());
+          ingestTranscript(db, { path: f, now: Date.parse("2026-06-02T00:00:00.000Z") });
+        }
+      }
+      expect(rowsOutsideSpans(db)).toEqual([]);
+      // B continues A's chain (what a /clear's SessionStart does): A's rows now count under B's key.
+      db.transaction(() => mergeChain(db, A, B))();
+      expect(resolveChain(db, A)).toBe(B);
+      expect(rowsOutsideSpans(db)).toEqual([]);
+      const scope: Scope = { kind: "chain", live: B };
+      for (const k of KINDS) {
+        const q = { scope, ...textMatch(["zebracache"], false, foldCase), folds: caseFolds(["zebracache"]) };
+        const without = searchCandidates(db, k, q, 200);
+        if (k !== "events") expect(without.candidates.length).toBeGreaterThan(0);
+        expect(searchCandidates(db, k, { ...q, bounds: scopeBounds(db, [k], scope)!.get(k)! }, 200)).toEqual(
+          without,
+        );
+      }
+      db.run("DELETE FROM turns WHERE id = (SELECT min(id) FROM turns)");
+      expect(rowsOutsideSpans(db)).toEqual([]);
+      expect(spannedRows(db)).toBeGreaterThan(30);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { count, REPO, tempDir } from "../../harness/db.ts";
 import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { openForWrite } from "../../src/db/open.ts";
+import { rowsOutsideSpans } from "../helpers/spans.ts";
 import { childEnv, finished, memoryRows, SCALE } from "./harness.ts";
 
 const WRITERS = 8;
@@ -18,6 +19,7 @@ function readRows(path: string) {
       rows: memoryRows(db),
       hookErrors: db.query("SELECT message FROM hook_errors").values().flat(),
       integrity: db.query("PRAGMA integrity_check").get(),
+      outsideSpans: rowsOutsideSpans(db),
       turns: count(db, "SELECT count(*) n FROM turns"),
     };
   } finally {
@@ -64,6 +66,8 @@ describe("parallel writers (docs/testing.md, reliability tier)", () => {
     expect(results.map((r) => r.exitCode)).toEqual(Array(WRITERS).fill(0));
     const a = readRows(parDb);
     expect(a.integrity).toEqual({ integrity_check: "ok" });
+    // Every row within its chain's span, however the writers interleaved (docs/search.md, "Scopes").
+    expect(a.outsideSpans).toEqual([]);
     expect(a.hookErrors).toEqual([]);
     expect(a.turns).toBe((WRITERS * CALLS) / 3);
     const want: Record<string, string[]> = {};

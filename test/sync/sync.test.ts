@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryHash } from "../../harness/db.ts";
+import { rowsOutsideSpans } from "../helpers/spans.ts";
 import { bareRepo, capture, gitEnv, type Machine, machine, sh, tl } from "../helpers/sync.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tl-sync-"));
@@ -59,6 +60,8 @@ describe("sync between machines", () => {
     for (const m of machines) {
       const s = tl(m, ["search", "walrus2", "--all"]);
       expect(s.stdout).toContain("walrus2");
+      // Rows taken in from another machine lie within their chain's span (docs/search.md, "Scopes").
+      expect(read(m, rowsOutsideSpans)).toEqual([]);
     }
     // Again: nothing to publish or take in.
     const again = JSON.parse(sync(machines[0]!, ["--json"]).stdout);
@@ -87,6 +90,7 @@ describe("sync between machines", () => {
     sync(a);
     sync(b);
     expect(hash(b)).toBe(hash(a));
+    expect(read(b, rowsOutsideSpans)).toEqual([]);
   });
 
   test("three machines syncing at once all succeed, and converge", async () => {

@@ -56,11 +56,6 @@ interface IndexSql {
   ts: string;
   /** Rows of the chain's parts: its own, and a fork's parent's up to the fork point. */
   chain: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
-  /**
-   * The lowest and highest id of the rows `chain` selects, by the same test, read from indexes
-   * alone (no row's text): one SELECT of `lo, hi`. Absent: min and max over `chain` itself.
-   */
-  chainBounds?: (parts: readonly ChainPart[], params: Record<string, string | number>) => string;
   project: string;
   /** What a hit is called (role, L3 kind and tool, event type). */
   label: string;
@@ -82,7 +77,7 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     text: "b.text",
     ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
     chain: (parts, params) =>
-      `b.turn_id IN (SELECT t.id FROM turns t WHERE ${partsWhere(parts, "t", params)})`,
+      `EXISTS (SELECT 1 FROM turns t WHERE t.id = b.turn_id AND ${partsWhere(parts, "t", params)})`,
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "b.role",
     turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
@@ -99,23 +94,9 @@ const INDEXES: Record<SearchKind, IndexSql> = {
     // Rows without a turn (content before a transcript's first prompt) follow their origin session.
     chain: (parts, params) => {
       const turnIn = partsWhere(parts, "t", params);
-      return `(d.turn_id IN (SELECT t.id FROM turns t WHERE ${turnIn})
+      return `(EXISTS (SELECT 1 FROM turns t WHERE t.id = d.turn_id AND ${turnIn})
              OR (d.turn_id IS NULL AND d.origin_session_id IN
                  (SELECT t.origin_session_id FROM turns t WHERE ${turnIn} UNION SELECT $scope)))`;
-    },
-    // The two halves apart, so that each reads its own index: details_turn, and details_loose
-    // from each origin (CROSS JOIN keeps that order: as a test of turn_id IS NULL, the planner
-    // would walk every row without a turn in the database).
-    chainBounds: (parts, params) => {
-      const turnIn = partsWhere(parts, "t", params);
-      return `SELECT min(lo) AS lo, max(hi) AS hi FROM (
-                SELECT min(d.id) AS lo, max(d.id) AS hi FROM details d
-                WHERE d.turn_id IN (SELECT t.id FROM turns t WHERE ${turnIn})
-                UNION ALL
-                SELECT min(d.id), max(d.id)
-                FROM (SELECT t.origin_session_id AS origin FROM turns t WHERE ${turnIn} UNION SELECT $scope) o
-                CROSS JOIN details d ON d.origin_session_id = o.origin
-                WHERE d.turn_id IS NULL)`;
     },
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "d.kind || coalesce(' ' || d.tool_name, '')",
@@ -159,12 +140,21 @@ export interface ScopeBounds {
   hi: number;
 }
 
+/** What each search kind's rows are kept under in chain_spans (schema 15). */
+const SPAN_KINDS: Record<SearchKind, readonly string[]> = {
+  l2: ["l2"],
+  l3: ["l3", "loose"],
+  events: ["events"],
+};
+
 /**
- * The id range of a chain's rows in each of `kinds`' indexes (null for one that holds none), in
- * one statement; undefined for the other scopes. A search bounds its walk of each index by it
+ * A range of row ids per index holding every row of a chain (null for an index where it holds
+ * none); undefined for the other scopes. A search bounds its walk of each index by it
  * (docs/search.md, "Scopes"): a chain is a few sessions of a large database, and without the
  * bounds every row of the whole database holding the trigrams is read to learn that it is not
- * the chain's.
+ * the chain's. Read from the spans the writers keep per chain key (schema 15): a few rows, where
+ * the rows' own ids would cost a lookup per turn of the chain. Tool rows before a first prompt
+ * are kept under their transcript: the chain's transcripts, and the live session's own.
  */
 export function scopeBounds(
   db: Database,
@@ -172,23 +162,27 @@ export function scopeBounds(
   scope: Scope,
 ): Map<SearchKind, ScopeBounds | null> | undefined {
   if (scope.kind !== "chain" || kinds.length === 0) return undefined;
-  const parts = chainParts(db, scope.live);
-  // Every kind binds the same parameters for the same parts ($ck0…, and $scope for details).
-  const params: Record<string, string | number> = { scope: scope.live };
-  const bounds = (ix: IndexSql) =>
-    ix.chainBounds?.(parts, params) ??
-    `SELECT min(${ix.alias}.id) AS lo, max(${ix.alias}.id) AS hi FROM ${ix.base} WHERE ${ix.chain(parts, params)}`;
-  const columns = kinds.map((_, i) => `b${i}.lo AS lo${i}, b${i}.hi AS hi${i}`).join(", ");
-  const from = kinds.map((k, i) => `(${bounds(INDEXES[k])}) b${i}`).join(", ");
-  const row = db
-    .query<Record<string, number | null>, Record<string, string | number>>(`SELECT ${columns} FROM ${from}`)
-    .get(params);
+  const keys = JSON.stringify(chainParts(db, scope.live).map((p) => p.key));
+  const rows = db
+    .query<{ kind: string; lo: number; hi: number }, { keys: string; live: string }>(
+      `SELECT kind, min(lo) AS lo, max(hi) AS hi FROM chain_spans
+       WHERE (kind <> 'loose' AND key IN (SELECT value FROM json_each($keys)))
+          OR (kind = 'loose' AND key IN (SELECT t.origin_session_id FROM turns t
+                                         WHERE t.session_id IN (SELECT value FROM json_each($keys))
+                                         UNION SELECT $live))
+       GROUP BY kind`,
+    )
+    .all({ keys, live: scope.live });
   const out = new Map<SearchKind, ScopeBounds | null>();
-  kinds.forEach((k, i) => {
-    const lo = row?.[`lo${i}`] ?? null;
-    const hi = row?.[`hi${i}`] ?? null;
-    out.set(k, lo === null || hi === null ? null : { lo, hi });
-  });
+  for (const k of kinds) {
+    const spans = rows.filter((r) => SPAN_KINDS[k].includes(r.kind));
+    out.set(
+      k,
+      spans.length === 0
+        ? null
+        : { lo: Math.min(...spans.map((r) => r.lo)), hi: Math.max(...spans.map((r) => r.hi)) },
+    );
+  }
   return out;
 }
 

@@ -48,6 +48,11 @@ async function detach(event: string): Promise<void> {
   await handOff.deliver(text);
 }
 
+/** Commands that rank many candidates in one short process (search, `recall <words>`). */
+const COLD_RANKING = new Set(["search", "recall"]);
+/** How many times later than usual their functions tier up (Bun.unsafe.setJITPolicy). */
+const COLD_JIT_SCALE = 30;
+
 async function main(): Promise<void> {
   if (argv.length === 1 && (first === "--version" || first === "-v")) {
     const { VERSION } = await import("./version.ts");
@@ -75,6 +80,11 @@ async function main(): Promise<void> {
       const { detectStdoutTty } = await import("./render/tty.ts");
       if (!(await detectStdoutTty())) process.env.NO_COLOR = "1";
     }
+    // A search ranks hundreds of candidates in a process that lives ~30 ms: at JavaScriptCore's
+    // usual thresholds it compiles its ranking loops with the optimizing tiers, work it ends before
+    // repaying (docs/architecture.md, "Lazy loading"). Commands whose work grows with their input
+    // (replay, import, sync) keep the usual policy.
+    if (COLD_RANKING.has(first)) Bun.unsafe.setJITPolicy?.(COLD_JIT_SCALE);
     const { runCli } = await import("./main.ts");
     await runCli(argv);
   }

@@ -48,12 +48,19 @@ async function detach(event: string): Promise<void> {
   await handOff.deliver(text);
 }
 
-/** Commands that rank many candidates in one short process (search, `recall <words>`). */
-const COLD_RANKING = new Set(["search", "recall"]);
+/**
+ * Short processes that run much code a few hundred times: the pulls the model runs and the push a
+ * prompt renders. At JavaScriptCore's usual thresholds they compile their loops (ranking candidates,
+ * a tool line per call) with the optimizing tiers, on a thread whose CPU time counts, and end before
+ * the compiled code repays it (docs/architecture.md, "Lazy loading"). Everything else, the long jobs
+ * (replay, import, sync, ui) and the Stop's ingest above all, keeps the usual policy.
+ */
+const COLD = new Set(["search", "recall", "detail", "context", "user-prompt-submit"]);
 /** How many times later than usual their functions tier up (Bun.unsafe.setJITPolicy). */
 const COLD_JIT_SCALE = 30;
 
 async function main(): Promise<void> {
+  if (COLD.has(hookEvent ?? first)) Bun.unsafe.setJITPolicy?.(COLD_JIT_SCALE);
   if (argv.length === 1 && (first === "--version" || first === "-v")) {
     const { VERSION } = await import("./version.ts");
     console.log(VERSION);
@@ -80,11 +87,6 @@ async function main(): Promise<void> {
       const { detectStdoutTty } = await import("./render/tty.ts");
       if (!(await detectStdoutTty())) process.env.NO_COLOR = "1";
     }
-    // A search ranks hundreds of candidates in a process that lives ~30 ms: at JavaScriptCore's
-    // usual thresholds it compiles its ranking loops with the optimizing tiers, work it ends before
-    // repaying (docs/architecture.md, "Lazy loading"). Commands whose work grows with their input
-    // (replay, import, sync) keep the usual policy.
-    if (COLD_RANKING.has(first)) Bun.unsafe.setJITPolicy?.(COLD_JIT_SCALE);
     const { runCli } = await import("./main.ts");
     await runCli(argv);
   }

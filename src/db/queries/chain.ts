@@ -194,9 +194,11 @@ export function toolUsesOf(
 ): Map<number, { uses: ToolUse[]; project: string | null }> {
   const out = new Map<number, { uses: ToolUse[]; project: string | null }>();
   if (turnIds.length === 0) return out;
+  // A call's result is matched here rather than joined in SQL: a join reads every row of the turn
+  // for each call (details_turn holds no tool_use_id), quadratic in a turn of a hundred calls.
   const rows = db
-    .query<ToolUseRow, { ids: string; head: number; out: number }>(
-      `SELECT d.turn_id, d.tool_name AS tool,
+    .query<ToolUseRow & { tool_use_id: string | null }, { ids: string; head: number }>(
+      `SELECT d.turn_id, d.tool_name AS tool, d.tool_use_id,
               coalesce(${field("file_path")}, ${field("notebook_path")}, ${field("path")}) AS path,
               substr(${field("command")}, 1, 400) AS command, substr(${field("pattern")}, 1, 400) AS pattern,
               substr(${field("url")}, 1, 400) AS url, substr(${field("query")}, 1, 400) AS query,
@@ -204,35 +206,54 @@ export function toolUsesOf(
               substr(coalesce(${field("new_string")}, ${field("content")}, ${field("new_source")},
                               ${field("edits[0].new_string")}), 1, $head) AS added,
               substr(coalesce(${field("old_string")}, ${field("edits[0].old_string")}), 1, $head) AS removed,
-              o.is_error, substr(o.output, 1, $out) AS output, s.project
+              s.project
        FROM details d
        JOIN (SELECT id, CASE WHEN json_valid(input) THEN input END AS js
              FROM details WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'tool_input') j
          ON j.id = d.id
-       LEFT JOIN details o ON o.turn_id = d.turn_id AND o.kind = 'tool_output' AND o.tool_use_id = d.tool_use_id
        LEFT JOIN sessions s ON s.id = d.origin_session_id
        ORDER BY d.turn_id, d.ord, d.id`,
     )
-    .all({ ids: JSON.stringify(turnIds), head: heads.added, out: heads.output });
+    .all({ ids: JSON.stringify(turnIds), head: heads.added });
+  const results = new Map<string, { is_error: number | null; output: string | null }[]>();
+  for (const o of db
+    .query<
+      { turn_id: number; tool_use_id: string; is_error: number | null; output: string | null },
+      { ids: string; out: number }
+    >(
+      `SELECT turn_id, tool_use_id, is_error, substr(output, 1, $out) AS output FROM details
+       WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'tool_output' AND tool_use_id IS NOT NULL
+       ORDER BY turn_id, ord, id`,
+    )
+    .all({ ids: JSON.stringify(turnIds), out: heads.output })) {
+    const key = `${o.turn_id}:${o.tool_use_id}`;
+    const list = results.get(key);
+    if (list) list.push(o);
+    else results.set(key, [o]);
+  }
+  const NO_RESULT = [{ is_error: null, output: null }];
   for (const r of rows) {
     let entry = out.get(r.turn_id);
     if (!entry) {
       entry = { uses: [], project: r.project };
       out.set(r.turn_id, entry);
     }
-    entry.uses.push({
-      tool: r.tool ?? "tool",
-      path: typeof r.path === "string" ? r.path : null,
-      command: typeof r.command === "string" ? r.command : null,
-      pattern: typeof r.pattern === "string" ? r.pattern : null,
-      url: typeof r.url === "string" ? r.url : null,
-      query: typeof r.query === "string" ? r.query : null,
-      description: typeof r.description === "string" ? r.description : null,
-      added: typeof r.added === "string" ? r.added : null,
-      removed: typeof r.removed === "string" ? r.removed : null,
-      isError: r.is_error === 1,
-      output: r.output,
-    });
+    // One use per result, as the join gave: none found is one use without a result.
+    const found = r.tool_use_id === null ? undefined : results.get(`${r.turn_id}:${r.tool_use_id}`);
+    for (const o of found ?? NO_RESULT)
+      entry.uses.push({
+        tool: r.tool ?? "tool",
+        path: typeof r.path === "string" ? r.path : null,
+        command: typeof r.command === "string" ? r.command : null,
+        pattern: typeof r.pattern === "string" ? r.pattern : null,
+        url: typeof r.url === "string" ? r.url : null,
+        query: typeof r.query === "string" ? r.query : null,
+        description: typeof r.description === "string" ? r.description : null,
+        added: typeof r.added === "string" ? r.added : null,
+        removed: typeof r.removed === "string" ? r.removed : null,
+        isError: o.is_error === 1,
+        output: o.output,
+      });
   }
   return out;
 }

@@ -49,18 +49,16 @@ async function detach(event: string): Promise<void> {
 }
 
 /**
- * Short processes that run much code a few hundred times: the pulls the model runs and the push a
- * prompt renders. At JavaScriptCore's usual thresholds they compile their loops (ranking candidates,
- * a tool line per call) with the optimizing tiers, on a thread whose CPU time counts, and end before
- * the compiled code repays it (docs/architecture.md, "Lazy loading"). Everything else, the long jobs
- * (replay, import, sync, ui) and the Stop's ingest above all, keeps the usual policy.
+ * Every run of throughline is a short process: a hook or a pull lives 10-40 ms, and runs its loops (a
+ * candidate ranked, a tool line per call) a few hundred times. At JavaScriptCore's usual thresholds
+ * those loops are compiled by the optimizing tiers, on a thread whose CPU time counts, and the process
+ * ends before the compiled code repays it; so tier-up comes this many times later (docs/architecture.md,
+ * "Lazy loading"). A long job still tiers up, a few milliseconds later: replay ran no slower.
  */
-const COLD = new Set(["search", "recall", "detail", "context", "user-prompt-submit"]);
-/** How many times later than usual their functions tier up (Bun.unsafe.setJITPolicy). */
-const COLD_JIT_SCALE = 30;
+const JIT_SCALE = 30;
 
 async function main(): Promise<void> {
-  if (COLD.has(hookEvent ?? first)) Bun.unsafe.setJITPolicy?.(COLD_JIT_SCALE);
+  Bun.unsafe.setJITPolicy?.(JIT_SCALE);
   if (argv.length === 1 && (first === "--version" || first === "-v")) {
     const { VERSION } = await import("./version.ts");
     console.log(VERSION);

@@ -398,11 +398,27 @@ const UPPER = /\p{Lu}/u;
 export function formAt(text: string, folded: string, form: Form, from = 0): number {
   for (let at = folded.indexOf(form.s, from); at >= 0; at = folded.indexOf(form.s, at + 1)) {
     if (!form.start || at === 0) return at;
-    const prev = text[at - 1]!;
-    if (!ALNUM.test(prev)) return at;
-    if (LOWER_OR_DIGIT.test(prev) && UPPER.test(text[at]!)) return at;
+    if (wordStartAt(text, at)) return at;
   }
   return -1;
+}
+
+/**
+ * Whether a word starts at `at` (> 0), as formAt says. ASCII, what code and most prose are, is
+ * decided by character codes; a Unicode property regex costs far more per call in a cold process.
+ */
+function wordStartAt(text: string, at: number): boolean {
+  const p = text.charCodeAt(at - 1);
+  const c = text.charCodeAt(at);
+  if (p < 128 && c < 128) {
+    const pLower = p >= 97 && p <= 122;
+    const pDigit = p >= 48 && p <= 57;
+    if (!(pLower || pDigit || (p >= 65 && p <= 90))) return true;
+    return (pLower || pDigit) && c >= 65 && c <= 90;
+  }
+  const prev = text[at - 1]!;
+  if (!ALNUM.test(prev)) return true;
+  return LOWER_OR_DIGIT.test(prev) && UPPER.test(text[at]!);
 }
 
 /** Where a term first occurs (the earliest of its forms), with the form's length; at -1 when nowhere. */

@@ -195,36 +195,41 @@ function scanTerms(
   text: string,
   folded: string,
   terms: readonly QueryTerm[],
+  synonymsOnly: readonly boolean[],
+  places: Set<number>,
 ): { counts: number[]; held: number; own: number; exact: number } {
   const counts: number[] = [];
   let held = 0;
   let own = 0;
   let exact = 0;
-  terms.forEach((t, i) => {
+  for (let i = 0; i < terms.length; i++) {
+    const t = terms[i]!;
     const bit = i < COVERAGE_TERMS ? 1 << i : 0;
-    const synonymsOnly = !t.forms.some((f) => !f.synonym);
-    const places = t.forms.length > 1 ? new Set<number>() : null;
+    const several = t.forms.length > 1;
+    if (several) places.clear();
     let count = 0;
     for (const f of t.forms)
       for (let at = formAt(text, folded, f); at >= 0; at = formAt(text, folded, f, at + f.s.length)) {
-        if (places) {
+        if (several) {
           if (places.has(at)) continue;
           places.add(at);
         }
         count++;
-        if (!f.synonym || synonymsOnly) own |= bit;
+        if (!f.synonym || synonymsOnly[i]) own |= bit;
       }
     counts.push(count);
     if (count > 0) held |= bit;
     if (t.exact ? formAt(text, folded, t.exact) >= 0 : count > 0) exact |= bit;
-  });
+  }
   return { counts, held, own, exact };
 }
 
-/** Rows before turns: more of the terms first, then bm25, then newest. */
-function byRow(a: Ranked, b: Ranked): number {
-  const more = strength(b) - strength(a);
-  return more || a.score - b.score || b.ts - a.ts || b.id - a.id;
+/**
+ * Rows before turns: more of the terms first, then bm25, then newest. Each row's strength is
+ * computed once (`s`), not per comparison: the sort runs interpreted in a cold process.
+ */
+function byRow(a: { r: Ranked; s: number }, b: { r: Ranked; s: number }): number {
+  return b.s - a.s || a.r.score - b.r.score || b.r.ts - a.r.ts || b.r.id - a.r.id;
 }
 
 /**
@@ -237,9 +242,12 @@ export function rankCandidates(
   given: readonly Term[],
 ): Ranked[] {
   const terms = given.map(asTerm);
+  // Per term, what every candidate's scan asks of it: computed once, not per candidate.
+  const synonymsOnly = terms.map((t) => !t.forms.some((f) => !f.synonym));
+  const places = new Set<number>();
   const all: Ranked[] = [];
   for (const list of lists) {
-    const scans = list.map((c) => scanTerms(c.head, foldCase(c.head), terms));
+    const scans = list.map((c) => scanTerms(c.head, foldCase(c.head), terms, synonymsOnly, places));
     const scores = bm25Counts(
       list,
       terms.map((_, k) => scans.map((s) => s.counts[k]!)),
@@ -262,8 +270,10 @@ export function rankCandidates(
       });
     });
   }
-  all.sort(byRow);
-  return all;
+  return all
+    .map((r) => ({ r, s: strength(r) }))
+    .sort(byRow)
+    .map((x) => x.r);
 }
 
 /** A turn of a search: its matching rows, best first, and the terms they hold together. */

@@ -19,6 +19,19 @@ import { HOOK_WORKER_ENV } from "../../src/hooks/flags.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
 
+/**
+ * Until the database files have settled (db/marks/store.ts SETTLED_MS after the newest write): a
+ * fixed sleep of that long is not enough on a loaded machine, where the files' times and the
+ * clock read can land apart by more than the margin.
+ */
+async function untilSettled(db: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!databaseState(db).settled) {
+    if (Date.now() > deadline) throw new Error(`${db}: the files never settled`);
+    await Bun.sleep(SETTLED_MS / 2);
+  }
+}
+
 const DIR = join(FIXTURES, "statusline");
 const payload = (name: string) => JSON.parse(readFileSync(join(DIR, name), "utf8")) as JsonObject;
 const A1 = join(FIXTURES, "monitor", "projects", "-work-alpha", "a1a1a1a1-0000-4000-8000-000000000001.jsonl");
@@ -113,7 +126,7 @@ describe("statusline", () => {
     expect(databaseState(db).settled).toBe(false);
     expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
     expect(existsSync(kept)).toBe(false);
-    await Bun.sleep(SETTLED_MS + 20);
+    await untilSettled(db);
     expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
     const record = JSON.parse(readFileSync(kept, "utf8"));
     expect(record).toEqual({ key: databaseState(db).key, turns: 3, pending: false, baton: false });
@@ -129,7 +142,7 @@ describe("statusline", () => {
       "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
     );
     // A record that does not parse, or of another session, is no answer either.
-    await Bun.sleep(SETTLED_MS + 20);
+    await untilSettled(db);
     writeFileSync(kept, "{not json");
     expect(renderStatusline(await statuslineView(p, env))).toBe(
       "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
@@ -158,7 +171,7 @@ describe("statusline", () => {
     const first = await runHook("stop", stop, { ...env, [HOOK_WORKER_ENV]: "1" });
     await first.afterClose?.();
     expect(existsSync(kept)).toBe(false);
-    await Bun.sleep(SETTLED_MS + 20);
+    await untilSettled(db);
     expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 4 turns");
     expect(existsSync(kept)).toBe(true);
     // A fifth turn: the Stop, run by the client itself (no worker), asks for nothing after it.
@@ -183,7 +196,7 @@ describe("statusline", () => {
     const p = payload("claude-2.1.332-after-first-reply.json");
     const db = memory(dir.path, p.session_id as string, 2);
     rmSync(`${db}-pending`, { recursive: true, force: true });
-    await Bun.sleep(SETTLED_MS + 20);
+    await untilSettled(db);
     expect(renderStatusline(await statuslineView(p, { THROUGHLINE_DB: db }))).toBe(
       "ctx 10 / 1M (0%) · mem 2 turns",
     );

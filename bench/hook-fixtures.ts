@@ -6,6 +6,8 @@ import {
   existsSync,
   fsyncSync,
   openSync,
+  readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -97,10 +99,47 @@ export function removeDb(path: string): void {
 }
 
 /**
+ * Processes other than this one whose environment names `dbPath` (a hook's detached worker or
+ * follow-up of an earlier run still going), from /proc; none where there is no /proc.
+ */
+function workersOf(dbPath: string): number[] {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid);
+  } catch {
+    return [];
+  }
+  const mark = `THROUGHLINE_DB=${dbPath}\0`;
+  return pids
+    .filter((pid) => {
+      try {
+        return `${readFileSync(`/proc/${pid}/environ`, "latin1")}\0`.includes(mark);
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * Until no earlier run's worker has `dbPath` open: a copy made under one would be opened by it half
+ * written (a run once failed with "database disk image is malformed", another with EEXIST on the
+ * marks directory a worker made again). A sleep was the wait before; a slow worker outlasted it.
+ */
+function untilNoWorker(dbPath: string, timeoutMs = 30_000): void {
+  const deadline = Date.now() + timeoutMs;
+  for (let w = workersOf(dbPath); w.length > 0; w = workersOf(dbPath)) {
+    if (Date.now() > deadline) throw new Error(`bench: workers ${w.join(", ")} still have ${dbPath} open`);
+    Bun.sleepSync(10);
+  }
+}
+
+/**
  * Copy a template database and flush it to disk before the timed run: otherwise the hook's
  * checkpoint fsync pays for writing back the whole freshly copied file.
  */
 export function copyDb(from: string, to: string): void {
+  untilNoWorker(to);
   removeDb(to);
   for (const suffix of ["", "-wal", "-shm"])
     if (existsSync(from + suffix)) {

@@ -1,9 +1,13 @@
 // Preloaded by bunfig.toml: every test runs against temp dirs, never the real home.
-import { mkdtempSync } from "node:fs";
+import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = mkdtempSync(join(tmpdir(), "throughline-test-"));
+// One root per `bun test` run, gone after its last test: repeated runs would otherwise fill the
+// temp directory. (A hook in a preload runs once, after every file.)
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 process.env.HOME = join(root, "home");
 process.env.THROUGHLINE_HOME = join(root, "throughline");
 process.env.CLAUDE_CONFIG_DIR = join(root, "claude");

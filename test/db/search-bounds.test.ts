@@ -20,6 +20,7 @@ import { caseFolds } from "../../src/core/snippet.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import type { Scope } from "../../src/db/project.ts";
 import { resolveChain } from "../../src/db/queries/chain.ts";
+import { deleteSelection } from "../../src/db/queries/forget.ts";
 import { mergeChain } from "../../src/db/queries/handoff.ts";
 import { type SearchQuery, scopeBounds, searchCandidates } from "../../src/db/queries/search.ts";
 import { MIGRATIONS } from "../../src/db/schema.ts";
@@ -232,6 +233,16 @@ describe("chain spans as the hooks write them", () => {
       db.run("DELETE FROM turns WHERE id = (SELECT min(id) FROM turns)");
       expect(rowsOutsideSpans(db)).toEqual([]);
       expect(spannedRows(db)).toBeGreaterThan(30);
+      // A forget of everything leaves no span behind: a session id is not kept for nothing.
+      const all = {
+        session: null,
+        before: Date.parse("2100-01-01T00:00:00.000Z"),
+        project: null,
+        match: null,
+      };
+      db.transaction(() => deleteSelection(db, all))();
+      expect(db.query("SELECT count(*) AS n FROM turns").get()).toEqual({ n: 0 });
+      expect(db.query("SELECT key, kind FROM chain_spans").all()).toEqual([]);
     } finally {
       db.close();
     }

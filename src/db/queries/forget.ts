@@ -15,6 +15,7 @@
 import type { Database } from "bun:sqlite";
 import { moveForkPoints } from "./forks.ts";
 import { deleteAllPrepared } from "./prepared.ts";
+import { dropEmptySpans } from "./spans.ts";
 import { recordForgetTombstones, recordSessionTombstones } from "./sync-apply.ts";
 
 /** Every given part must hold (they narrow each other); at least one is given. */
@@ -312,6 +313,9 @@ export function deleteSelection(db: Database, sel: ForgetSelector): ForgetCounts
     s.turns.map((t) => t.id),
   );
   const turns = run("DELETE FROM turns WHERE id IN (SELECT value FROM json_each($ids))", { ids: turnIds });
+  dropEmptySpans(db, [
+    ...new Set([...s.turns.flatMap((t) => [t.session_id, t.origin_session_id]), ...s.sessions]),
+  ]);
   const fates = sessionFates(db, sel, s.sessions);
   recordSessionTombstones(db, fates.remove, fates.untitle, now);
   const removed = run("DELETE FROM sessions WHERE id IN (SELECT value FROM json_each($ids))", {

@@ -9,6 +9,7 @@ import {
 } from "../../core/handoff.ts";
 import { markPending } from "../marks/pending.ts";
 import { chainKey } from "./sessions.ts";
+import { moveSpans } from "./spans.ts";
 
 export interface PendingRow {
   session_id: string;
@@ -188,12 +189,7 @@ export function mergeChain(db: Database, from: string, to: string): number {
     db.query("UPDATE sessions SET chain = $key WHERE chain = $own").run({ key, own });
     db.query("UPDATE turns SET session_id = $key WHERE session_id = $own").run({ key, own });
     db.query("UPDATE events SET session_id = $key WHERE session_id = $own").run({ key, own });
-    // The rows moved with their key: so do their spans (schema 15), one row per table.
-    db.query(
-      `INSERT INTO chain_spans (key, kind, lo, hi) SELECT $key, kind, lo, hi FROM chain_spans WHERE key = $own AND kind <> 'loose'
-       ON CONFLICT (key, kind) DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi)`,
-    ).run({ key, own });
-    db.query("DELETE FROM chain_spans WHERE key = $own AND kind <> 'loose'").run({ own });
+    moveSpans(db, own, key);
   }
   // A `to` the database has no row for yet still needs one to carry the key.
   db.query(

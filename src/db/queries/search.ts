@@ -22,6 +22,7 @@ import {
 import type { Scope } from "../project.ts";
 import { type ChainPart, chainParts, partsWhere } from "./forks.ts";
 import { liveOfKey } from "./sessions.ts";
+import { spansOf } from "./spans.ts";
 
 export interface SearchQuery extends Partial<TextMatch> {
   match: string | null;
@@ -162,17 +163,11 @@ export function scopeBounds(
   scope: Scope,
 ): Map<SearchKind, ScopeBounds | null> | undefined {
   if (scope.kind !== "chain" || kinds.length === 0) return undefined;
-  const keys = JSON.stringify(chainParts(db, scope.live).map((p) => p.key));
-  const rows = db
-    .query<{ kind: string; lo: number; hi: number }, { keys: string; live: string }>(
-      `SELECT kind, min(lo) AS lo, max(hi) AS hi FROM chain_spans
-       WHERE (kind <> 'loose' AND key IN (SELECT value FROM json_each($keys)))
-          OR (kind = 'loose' AND key IN (SELECT t.origin_session_id FROM turns t
-                                         WHERE t.session_id IN (SELECT value FROM json_each($keys))
-                                         UNION SELECT $live))
-       GROUP BY kind`,
-    )
-    .all({ keys, live: scope.live });
+  const rows = spansOf(
+    db,
+    chainParts(db, scope.live).map((p) => p.key),
+    scope.live,
+  );
   const out = new Map<SearchKind, ScopeBounds | null>();
   for (const k of kinds) {
     const spans = rows.filter((r) => SPAN_KINDS[k].includes(r.kind));

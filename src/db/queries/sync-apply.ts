@@ -5,6 +5,7 @@
  * written. Every function runs inside the caller's write transaction.
  */
 import type { Database } from "bun:sqlite";
+import { dropEmptySpans } from "./spans.ts";
 
 /** Tombstone kinds: a turn (`<origin>:<n>`), an event or a pre-prompt detail (ikey), a session row, a title. */
 export type TombstoneKind = "turn" | "event" | "detail" | "session" | "title";
@@ -117,8 +118,9 @@ export function applyTombstone(db: Database, t: Tombstone): number {
       return db
         .query("UPDATE sessions SET title = NULL WHERE id = $k AND title IS NOT NULL")
         .run({ k: t.key }).changes;
-    case "session":
+    case "session": {
       // Only a session nothing of which is left, and that holds no chain together.
+      dropEmptySpans(db, [t.key]);
       return db
         .query(
           `DELETE FROM sessions WHERE id = $k
@@ -127,6 +129,7 @@ export function applyTombstone(db: Database, t: Tombstone): number {
              AND NOT EXISTS (SELECT 1 FROM sessions m WHERE m.merged_into = $k)`,
         )
         .run({ k: t.key }).changes;
+    }
   }
 }
 

@@ -1,5 +1,5 @@
-import { databaseState, keepStatus, keptStatus } from "./marks/status.ts";
-import { dirOf, SAFE_ID, SETTLED_MS } from "./marks/store.ts";
+import { databaseState, keepStatus, keptStatus, untilSettled } from "./marks/status.ts";
+import { dirOf, SAFE_ID } from "./marks/store.ts";
 import type { StatuslineFacts } from "./queries/statusline.ts";
 
 /**
@@ -25,10 +25,5 @@ export async function statusFacts(dbPath: string, sessionId: string): Promise<St
  */
 export async function refreshStatus(dbPath: string, sessionId: string): Promise<void> {
   if (!SAFE_ID.test(sessionId) || Bun.file(`${dirOf(dbPath)}/status/${sessionId}`).size === 0) return;
-  const deadline = Date.now() + 3000;
-  for (let s = databaseState(dbPath); !s.settled; s = databaseState(dbPath)) {
-    if (Date.now() > deadline) return;
-    await Bun.sleep(SETTLED_MS / 2);
-  }
-  await statusFacts(dbPath, sessionId);
+  if (await untilSettled(dbPath, 3000)) await statusFacts(dbPath, sessionId);
 }

@@ -12,25 +12,11 @@ import { ingestTranscript } from "../../src/capture/ingest.ts";
 import { statuslineView } from "../../src/commands/statusline.ts";
 import type { JsonObject } from "../../src/core/jsonl.ts";
 import { installExtras, isOurStatusline, uninstallExtras } from "../../src/core/statusline-settings.ts";
-import { databaseState } from "../../src/db/marks/status.ts";
-import { SETTLED_MS } from "../../src/db/marks/store.ts";
+import { databaseState, untilSettled } from "../../src/db/marks/status.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { HOOK_WORKER_ENV } from "../../src/hooks/flags.ts";
 import { runHook } from "../../src/hooks/run.ts";
 import { renderStatusline } from "../../src/render/statusline.ts";
-
-/**
- * Until the database files have settled (db/marks/store.ts SETTLED_MS after the newest write): a
- * fixed sleep of that long is not enough on a loaded machine, where the files' times and the
- * clock read can land apart by more than the margin.
- */
-async function untilSettled(db: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!databaseState(db).settled) {
-    if (Date.now() > deadline) throw new Error(`${db}: the files never settled`);
-    await Bun.sleep(SETTLED_MS / 2);
-  }
-}
 
 const DIR = join(FIXTURES, "statusline");
 const payload = (name: string) => JSON.parse(readFileSync(join(DIR, name), "utf8")) as JsonObject;
@@ -126,7 +112,8 @@ describe("statusline", () => {
     expect(databaseState(db).settled).toBe(false);
     expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
     expect(existsSync(kept)).toBe(false);
-    await untilSettled(db);
+    // Polled, not slept: settling takes 1.1 s where both files' times are whole seconds (settleMsFor).
+    expect(await untilSettled(db, 5000)).toBe(true);
     expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 3 turns");
     const record = JSON.parse(readFileSync(kept, "utf8"));
     expect(record).toEqual({ key: databaseState(db).key, turns: 3, pending: false, baton: false });
@@ -142,7 +129,7 @@ describe("statusline", () => {
       "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
     );
     // A record that does not parse, or of another session, is no answer either.
-    await untilSettled(db);
+    expect(await untilSettled(db, 5000)).toBe(true);
     writeFileSync(kept, "{not json");
     expect(renderStatusline(await statuslineView(p, env))).toBe(
       "ctx 10 / 1M (0%) · mem 3 turns · ⇢ handoff pending",
@@ -171,7 +158,7 @@ describe("statusline", () => {
     const first = await runHook("stop", stop, { ...env, [HOOK_WORKER_ENV]: "1" });
     await first.afterClose?.();
     expect(existsSync(kept)).toBe(false);
-    await untilSettled(db);
+    expect(await untilSettled(db, 5000)).toBe(true);
     expect(renderStatusline(await statuslineView(p, env))).toBe("ctx 10 / 1M (0%) · mem 4 turns");
     expect(existsSync(kept)).toBe(true);
     // A fifth turn: the Stop, run by the client itself (no worker), asks for nothing after it.
@@ -196,7 +183,7 @@ describe("statusline", () => {
     const p = payload("claude-2.1.332-after-first-reply.json");
     const db = memory(dir.path, p.session_id as string, 2);
     rmSync(`${db}-pending`, { recursive: true, force: true });
-    await untilSettled(db);
+    expect(await untilSettled(db, 5000)).toBe(true);
     expect(renderStatusline(await statuslineView(p, { THROUGHLINE_DB: db }))).toBe(
       "ctx 10 / 1M (0%) · mem 2 turns",
     );

@@ -1,5 +1,5 @@
 import type { StatuslineFacts } from "../queries/statusline.ts";
-import { dirOf, SAFE_ID, settleMsFor, timeOf, writeRecord } from "./store.ts";
+import { dirOf, SAFE_ID, SETTLED_MS, settleMsFor, timeOf, writeRecord } from "./store.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Kept status lines (docs/monitor.md, "Speed"): what `statusline` read of the database for a
@@ -21,6 +21,16 @@ export function databaseState(dbPath: string, now = Date.now()): { key: string; 
     key: `${db.size}.${dbTime}.${wal.size}.${walTime}`,
     settled: now - Math.max(dbTime, walTime) >= settleMsFor([dbTime, walTime]),
   };
+}
+
+/** Polls until the database files have settled (`databaseState`); false when `withinMs` passed first. */
+export async function untilSettled(dbPath: string, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (!databaseState(dbPath).settled) {
+    if (Date.now() > deadline) return false;
+    await Bun.sleep(SETTLED_MS / 2);
+  }
+  return true;
 }
 
 /** The facts kept for `sessionId` at state `key`, or null (none, another state, unreadable). */

@@ -20,6 +20,7 @@ import {
 import { caseFolds, windowsOf } from "../core/snippet.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
+import { chainParts } from "../db/queries/forks.ts";
 import { type SearchQuery, scopeBounds, searchCandidates, searchHits } from "../db/queries/search.ts";
 import { placeLabel, type SearchWindow } from "../render/search.ts";
 
@@ -50,11 +51,18 @@ export function rankedMatches(
 ): { ranked: Ranked[]; capped: boolean; terms: QueryTerm[] } {
   const terms = parseQuery(words).slice(0, COVERAGE_TERMS);
   const folds = caseFolds(terms.flatMap((t) => t.forms.map((f) => f.s)));
-  // Each index's bounds once: every query of the search reads the same scope.
-  const bounds = scopeBounds(db, kinds, scope);
+  // The chain's parts and each index's bounds once: every query of the search reads the same scope.
+  const chain = scope.kind === "chain" ? chainParts(db, scope.live) : undefined;
+  const bounds = scopeBounds(db, kinds, scope, chain);
   const query = (k: SearchKind, sub: readonly QueryTerm[]) => {
     const b = bounds?.get(k);
-    return { scope, ...termsMatch(sub), folds, ...(b !== undefined ? { bounds: b } : {}) };
+    return {
+      scope,
+      ...termsMatch(sub),
+      folds,
+      ...(b !== undefined ? { bounds: b } : {}),
+      ...(chain ? { parts: chain } : {}),
+    };
   };
   // A phrase or a whole identifier holds its words: the words are what every row must hold.
   const parts = terms.filter((t) => !t.whole);

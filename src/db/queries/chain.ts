@@ -194,6 +194,7 @@ export function toolUsesOf(
 ): Map<number, { uses: ToolUse[]; project: string | null }> {
   const out = new Map<number, { uses: ToolUse[]; project: string | null }>();
   if (turnIds.length === 0) return out;
+  const ids = JSON.stringify(turnIds);
   // A call's result is matched here rather than joined in SQL: a join reads every row of the turn
   // for each call (details_turn holds no tool_use_id), quadratic in a turn of a hundred calls.
   const rows = db
@@ -214,7 +215,7 @@ export function toolUsesOf(
        LEFT JOIN sessions s ON s.id = d.origin_session_id
        ORDER BY d.turn_id, d.ord, d.id`,
     )
-    .all({ ids: JSON.stringify(turnIds), head: heads.added });
+    .all({ ids, head: heads.added });
   const results = new Map<string, { is_error: number | null; output: string | null }[]>();
   for (const o of db
     .query<
@@ -225,7 +226,7 @@ export function toolUsesOf(
        WHERE turn_id IN (SELECT value FROM json_each($ids)) AND kind = 'tool_output' AND tool_use_id IS NOT NULL
        ORDER BY turn_id, ord, id`,
     )
-    .all({ ids: JSON.stringify(turnIds), out: heads.output })) {
+    .all({ ids, out: heads.output })) {
     const key = `${o.turn_id}:${o.tool_use_id}`;
     const list = results.get(key);
     if (list) list.push(o);

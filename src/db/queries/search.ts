@@ -37,6 +37,8 @@ export interface SearchQuery extends Partial<TextMatch> {
    * scope holds none; absent: not looked up (the query then walks the whole index).
    */
   bounds?: ScopeBounds | null;
+  /** A chain scope's parts (forks.ts chainParts), looked up once for every query of a search; absent: here. */
+  parts?: readonly ChainPart[];
   /**
    * Upper → lower case pairs replaced in `lower(text)` before the substring test, so that
    * non-ASCII letters fold as the (folded) substrings do (core/search.ts caseFolds).
@@ -161,11 +163,12 @@ export function scopeBounds(
   db: Database,
   kinds: readonly SearchKind[],
   scope: Scope,
+  parts?: readonly ChainPart[],
 ): Map<SearchKind, ScopeBounds | null> | undefined {
   if (scope.kind !== "chain" || kinds.length === 0) return undefined;
   const rows = spansOf(
     db,
-    chainParts(db, scope.live).map((p) => p.key),
+    (parts ?? chainParts(db, scope.live)).map((p) => p.key),
     scope.live,
   );
   const out = new Map<SearchKind, ScopeBounds | null>();
@@ -184,13 +187,14 @@ export function scopeBounds(
 function scopeWhere(
   db: Database,
   ix: IndexSql,
-  scope: Scope,
+  q: SearchQuery,
   params: Record<string, string | number>,
 ): string[] {
+  const scope = q.scope;
   if (scope.kind === "chain") {
     // The chain's own rows, and a fork's parent's up to the fork point (docs/contract.md#forks).
     if (ix.alias === "d") params.scope = scope.live; // rows before a first prompt follow their session
-    return [ix.chain(chainParts(db, scope.live), params)];
+    return [ix.chain(q.parts ?? chainParts(db, scope.live), params)];
   }
   if (scope.kind === "project") {
     params.scope = scope.project;
@@ -262,7 +266,7 @@ export function searchCandidates(
   const ix = INDEXES[kind];
   if (q.bounds === null) return { candidates: [], capped: false };
   const params: Record<string, string | number> = { cap: Math.max(0, Math.floor(cap)) + 1, head: RANK_HEAD };
-  const where = scopeWhere(db, ix, q.scope, params);
+  const where = scopeWhere(db, ix, q, params);
   // Every row of the scope lies within its bounds, so they only spare the walk the rows outside.
   let range = "";
   if (q.bounds !== undefined) {

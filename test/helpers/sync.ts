@@ -3,9 +3,10 @@
  * and HOME (git reads no real config: GIT_CONFIG_GLOBAL and the system file are off), one bare
  * repository in a temp dir as the remote, and transcripts written the way Claude Code does.
  */
+import { Database } from "bun:sqlite";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli } from "../../harness/db.ts";
+import { memoryHash, runCli } from "../../harness/db.ts";
 
 export interface Machine {
   name: string;
@@ -105,4 +106,39 @@ export function capture(
   writeFileSync(file, `${lines.join("\n")}\n`);
   const r = tl(m, ["replay", file]);
   if (r.exitCode !== 0) throw new Error(r.stderr);
+}
+
+/** A client-shaped session id: machine `m`'s session `n`. */
+export const sid = (m: number, n: number) =>
+  `${String(m).repeat(8)}-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+/** `fn` over machine `m`'s database, opened read-only. */
+export function read<T>(m: Machine, fn: (db: Database) => T): T {
+  const db = new Database(m.db, { readonly: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** What machine `m`'s memory holds, as one hash (equal on machines that hold the same). */
+export const hash = (m: Machine) => read(m, memoryHash);
+
+/** `throughline sync` on `m`, which must succeed. */
+export function sync(m: Machine, args: string[] = [], cwd?: string) {
+  const r = tl(m, ["sync", ...args], cwd);
+  if (r.exitCode !== 0) throw new Error(`${m.name}: ${r.stderr}`);
+  return r;
+}
+
+/** `count` machines (desk, laptop, server) under `root/name`, and a bare repository as their remote. */
+export function world(
+  root: string,
+  name: string,
+  count = 3,
+): { machines: Machine[]; remote: string; dir: string } {
+  const dir = join(root, name);
+  const machines = Array.from({ length: count }, (_, i) => machine(dir, ["desk", "laptop", "server"][i]!));
+  return { machines, remote: bareRepo(dir, machines[0]!.env), dir };
 }

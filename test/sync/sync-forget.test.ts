@@ -4,39 +4,29 @@
  * remote's refs; a paused project and a secret (redacted before storage) are never published;
  * each failure is one line, changes nothing here and keeps the recorded remote.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryHash } from "../../harness/db.ts";
 import { SECRETS } from "../helpers/secrets.ts";
-import { bareRepo, capture, gitEnv, type Machine, machine, sh, tl } from "../helpers/sync.ts";
+import {
+  bareRepo,
+  capture,
+  gitEnv,
+  hash,
+  type Machine,
+  read,
+  sh,
+  sid,
+  sync,
+  tl,
+  world,
+} from "../helpers/sync.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tl-sync-forget-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const sid = (m: number, n: number) => `${String(m).repeat(8)}-0000-4000-8000-${String(n).padStart(12, "0")}`;
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
-
-function read<T>(m: Machine, fn: (db: Database) => T): T {
-  const db = new Database(m.db, { readonly: true });
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
-const hash = (m: Machine) => read(m, memoryHash);
-const sync = (m: Machine, args: string[] = []) => {
-  const r = tl(m, ["sync", ...args]);
-  if (r.exitCode !== 0) throw new Error(`${m.name}: ${r.stderr}`);
-  return r;
-};
-function world(name: string, count: number) {
-  const dir = join(root, name);
-  const machines = Array.from({ length: count }, (_, i) => machine(dir, ["desk", "laptop", "server"][i]!));
-  return { machines, remote: bareRepo(dir, machines[0]!.env), dir };
-}
 
 /** Every blob reachable from the remote's refs, decompressed where it is a chunk or tombstone file. */
 function reachableText(remote: string, env: Record<string, string>): string {
@@ -68,7 +58,7 @@ function dbBytes(m: Machine): string {
 
 describe("forget, pause and secrets across machines", () => {
   test("forget on one machine reaches every database and leaves no reachable object holding the text", () => {
-    const { machines, remote } = world("forget", 3);
+    const { machines, remote } = world(root, "forget", 3);
     const [desk, laptop, server] = machines as [Machine, Machine, Machine];
     capture(desk, sid(1, 1), "/srv/a", [
       ["keep this one", "fine"],
@@ -103,7 +93,7 @@ describe("forget, pause and secrets across machines", () => {
   });
 
   test("a paused project and a planted secret never reach the remote", () => {
-    const { machines, remote } = world("private", 2);
+    const { machines, remote } = world(root, "private", 2);
     const [desk, laptop] = machines as [Machine, Machine];
     expect(tl(desk, ["pause", "--project", "/srv/private"]).exitCode).toBe(0);
     capture(desk, sid(1, 1), "/srv/private", [["the private capybara", "kept here only"]]);
@@ -123,7 +113,7 @@ describe("forget, pause and secrets across machines", () => {
 });
 
 describe("clear failures: one line, nothing changed here, the recorded remote kept", () => {
-  const { machines, remote, dir } = world("failures", 2);
+  const { machines, remote, dir } = world(root, "failures", 2);
   const [desk, laptop] = machines as [Machine, Machine];
   const env = gitEnv(desk.home);
   capture(desk, sid(1, 1), "/srv/f", [["failure world", "ok"]]);

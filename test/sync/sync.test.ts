@@ -9,42 +9,18 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { memoryHash } from "../../harness/db.ts";
 import { rowsOutsideSpans } from "../helpers/spans.ts";
-import { bareRepo, capture, gitEnv, type Machine, machine, sh, tl } from "../helpers/sync.ts";
+import { capture, gitEnv, hash, type Machine, read, sh, sid, sync, tl, world } from "../helpers/sync.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tl-sync-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const sid = (m: number, n: number) => `${String(m).repeat(8)}-0000-4000-8000-${String(n).padStart(12, "0")}`;
-
-function read<T>(m: Machine, fn: (db: Database) => T): T {
-  const db = new Database(m.db, { readonly: true });
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
-const hash = (m: Machine) => read(m, memoryHash);
 const turns = (m: Machine) =>
   read(m, (db) => (db.query("SELECT count(*) AS n FROM turns").get() as { n: number }).n);
 
-function sync(m: Machine, args: string[] = [], cwd?: string) {
-  const r = tl(m, ["sync", ...args], cwd);
-  if (r.exitCode !== 0) throw new Error(`${m.name}: ${r.stderr}`);
-  return r;
-}
-
-function world(name: string, count = 3): { machines: Machine[]; remote: string } {
-  const dir = join(root, name);
-  const machines = Array.from({ length: count }, (_, i) => machine(dir, ["desk", "laptop", "server"][i]!));
-  return { machines, remote: bareRepo(dir, machines[0]!.env) };
-}
-
 describe("sync between machines", () => {
   test("every machine ends with every turn; a second sync and a chunk applied twice change nothing", () => {
-    const { machines, remote } = world("roundtrip");
+    const { machines, remote } = world(root, "roundtrip");
     machines.forEach((m, i) => {
       capture(m, sid(i + 1, 1), `/srv/p${i}`, [
         [`prompt of machine ${i} about walrus${i}`, `reply ${i}`],
@@ -78,7 +54,7 @@ describe("sync between machines", () => {
   });
 
   test("a turn that grew after it was published is replaced on the other machines", () => {
-    const { machines, remote } = world("growth", 2);
+    const { machines, remote } = world(root, "growth", 2);
     const [a, b] = machines as [Machine, Machine];
     capture(a, sid(1, 1), "/srv/g", [["first", "short"]]);
     sync(a, ["--remote", remote]);
@@ -94,7 +70,7 @@ describe("sync between machines", () => {
   });
 
   test("three machines syncing at once all succeed, and converge", async () => {
-    const { machines, remote } = world("concurrent");
+    const { machines, remote } = world(root, "concurrent");
     machines.forEach((m, i) => {
       capture(m, sid(i + 1, 1), `/srv/c${i}`, [[`c${i}`, "r"]]);
     });
@@ -120,7 +96,7 @@ describe("sync between machines", () => {
   });
 
   test("a sync killed at random moments ten times converges with integrity intact", async () => {
-    const { machines, remote } = world("killed", 2);
+    const { machines, remote } = world(root, "killed", 2);
     const [a, b] = machines as [Machine, Machine];
     for (let s = 1; s <= 12; s++)
       capture(
@@ -170,7 +146,7 @@ describe("sync between machines", () => {
 describe("one project across machines", () => {
   /** `n` machines, each with a clone of one repository at a path of its own (the layouts differ). */
   function clones(name: string, n = 2) {
-    const { machines, remote } = world(name, n);
+    const { machines, remote } = world(root, name, n);
     const env = gitEnv(machines[0]!.home);
     const origin = join(root, name, "origin");
     sh(["git", "init", "-q", origin], env);

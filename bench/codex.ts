@@ -6,19 +6,11 @@
  * item_completed, token_count and token_usage_record lines), repeated with fresh ids and a
  * larger shell output; its first line is the recorded session_meta (base instructions included).
  */
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../src/capture/ingest.ts";
 import { openForWrite } from "../src/db/open.ts";
+import { copyDb, removeDb } from "./hook-fixtures.ts";
 import { measure, ROOT, WORK } from "./lib.ts";
 
 const FIXTURE = join(
@@ -64,22 +56,6 @@ function turnMaker(sessionId: string, bytesPerTurn: number) {
       return JSON.stringify(r);
     });
   return { meta, turn };
-}
-
-function removeDb(path: string): void {
-  for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
-  rmSync(`${path}-pending`, { recursive: true, force: true });
-}
-
-function copyDb(from: string, to: string): void {
-  removeDb(to);
-  for (const suffix of ["", "-wal", "-shm"])
-    if (existsSync(from + suffix)) {
-      copyFileSync(from + suffix, to + suffix);
-      const fd = openSync(to + suffix, "r+");
-      fsyncSync(fd);
-      closeSync(fd);
-    }
 }
 
 /** A rollout of `turns` turns whose last one is new to a template database holding the others. */

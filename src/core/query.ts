@@ -407,7 +407,7 @@ export function formAt(text: string, folded: string, form: Form, from = 0): numb
  * Whether a word starts at `at` (> 0), as formAt says. ASCII, what code and most prose are, is
  * decided by character codes; a Unicode property regex costs far more per call in a cold process.
  */
-function wordStartAt(text: string, at: number): boolean {
+export function wordStartAt(text: string, at: number): boolean {
   const p = text.charCodeAt(at - 1);
   const c = text.charCodeAt(at);
   if (p < 128 && c < 128) {
@@ -419,6 +419,12 @@ function wordStartAt(text: string, at: number): boolean {
   const prev = text[at - 1]!;
   if (!ALNUM.test(prev)) return true;
   return LOWER_OR_DIGIT.test(prev) && UPPER.test(text[at]!);
+}
+
+/** Whether any form of a term occurs (termAt without the place and the word's length). */
+export function termHeld(text: string, folded: string, term: QueryTerm): boolean {
+  for (const f of term.forms) if (formAt(text, folded, f) >= 0) return true;
+  return false;
 }
 
 /** Where a term first occurs (the earliest of its forms), with the form's length; at -1 when nowhere. */

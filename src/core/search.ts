@@ -6,9 +6,9 @@
  * forms, stop words, phrases) is core/query.ts.
  */
 
-import { bm25Counts, foldCase, ftsToken, indexable, termTrigrams } from "./fts-terms.ts";
+import { foldCase, ftsToken, indexable, termTrigrams } from "./fts-terms.ts";
 import type { MarkedHost } from "./host.ts";
-import { type Form, formAt, type QueryTerm } from "./query.ts";
+import { type Form, type QueryTerm, wordStartAt } from "./query.ts";
 import { asTerm, type Term } from "./snippet.ts";
 
 export {
@@ -92,6 +92,8 @@ export interface SearchCandidate {
   terms?: number;
   /** Bits of the terms a query of their own forms (not a synonym) found in the row. */
   own?: number;
+  /** foldCase(head), once something has needed it. */
+  folded?: string;
 }
 
 export interface Ranked {
@@ -114,7 +116,22 @@ export interface Ranked {
  * its forms two (`migrat` for `migrations`), by a synonym only one (docs/search.md, "Ranking").
  */
 export function strength(r: { terms: number; own: number; exact: number }): number {
-  return bitCount(r.terms) + bitCount(r.own & r.terms) + bitCount(r.exact & r.terms);
+  return strengthOf(r.terms, r.own, r.exact);
+}
+
+/** strength() of the three masks, its bit counts inline: ranking calls it per row in a cold process. */
+function strengthOf(terms: number, own: number, exact: number): number {
+  let a = terms - ((terms >>> 1) & 0x55555555);
+  a = (a & 0x33333333) + ((a >>> 2) & 0x33333333);
+  let b = (own & terms) - (((own & terms) >>> 1) & 0x55555555);
+  b = (b & 0x33333333) + ((b >>> 2) & 0x33333333);
+  let c = (exact & terms) - (((exact & terms) >>> 1) & 0x55555555);
+  c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
+  return (
+    ((((a + (a >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24) +
+    ((((b + (b >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24) +
+    ((((c + (c >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24)
+  );
 }
 
 /** How a parsed query reads the trigram index, and the clauses a row must satisfy. */
@@ -178,102 +195,133 @@ export function groupByTurn<T = Ranked>(
   return groups;
 }
 
-/** How many bits are set. */
+/** How many bits are set (of a 32-bit mask), by arithmetic rather than a loop per bit. */
 export function bitCount(bits: number): number {
-  let n = 0;
-  for (let b = bits; b !== 0; b &= b - 1) n++;
-  return n;
+  let v = bits - ((bits >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-/**
- * What a text holds of each term (`folded` is foldCase(text)), in one pass over the term's forms:
- * its places (for BM25) and bits of the terms held by any form (`held`), by their own forms
- * (`own`; a term of synonyms only by any) and as typed (`exact`). One pass, because ranking
- * scans every candidate's head in a cold process (docs/search.md, "Speed").
- */
-function scanTerms(
-  text: string,
-  folded: string,
-  terms: readonly QueryTerm[],
-  synonymsOnly: readonly boolean[],
-  places: Set<number>,
-): { counts: number[]; held: number; own: number; exact: number } {
-  const counts: number[] = [];
-  let held = 0;
-  let own = 0;
-  let exact = 0;
-  for (let i = 0; i < terms.length; i++) {
-    const t = terms[i]!;
-    const bit = i < COVERAGE_TERMS ? 1 << i : 0;
-    const several = t.forms.length > 1;
-    if (several) places.clear();
-    let count = 0;
-    for (const f of t.forms)
-      for (let at = formAt(text, folded, f); at >= 0; at = formAt(text, folded, f, at + f.s.length)) {
-        if (several) {
-          if (places.has(at)) continue;
-          places.add(at);
-        }
-        count++;
-        if (!f.synonym || synonymsOnly[i]) own |= bit;
-      }
-    counts.push(count);
-    if (count > 0) held |= bit;
-    if (t.exact ? formAt(text, folded, t.exact) >= 0 : count > 0) exact |= bit;
-  }
-  return { counts, held, own, exact };
-}
-
-/**
- * Rows before turns: more of the terms first, then bm25, then newest. Each row's strength is
- * computed once (`s`), not per comparison: the sort runs interpreted in a cold process.
- */
-function byRow(a: { r: Ranked; s: number }, b: { r: Ranked; s: number }): number {
-  return b.s - a.s || a.r.score - b.r.score || b.r.ts - a.r.ts || b.r.id - a.r.id;
-}
+/** FTS5's bm25 constants (core/fts-terms.ts bm25Counts, whose formula rankCandidates inlines). */
+const K1 = 1.2;
+const B = 0.75;
 
 /**
  * Rank each index's candidates by BM25 (within the index: lengths differ by kind), then merge:
  * the rows holding more of the terms first (SearchCandidate.terms and the terms its head
  * holds), then best score, ties newest first. Returns every candidate in that order.
+ *
+ * Written for a cold process, where this runs interpreted a few hundred times (docs/search.md,
+ * "Speed"): no call per candidate and term but the string search itself. Per term, a candidate's
+ * head is scanned once over the term's forms: its places (for BM25; a place two forms share
+ * counts once), whether any form holds it (`held`), its own forms (`own`; a term of synonyms
+ * only, by any) and as typed (`exact`). A start-only form counts only at a word start.
  */
 export function rankCandidates(
   lists: readonly (readonly SearchCandidate[])[],
   given: readonly Term[],
 ): Ranked[] {
   const terms = given.map(asTerm);
+  const nt = terms.length;
   // Per term, what every candidate's scan asks of it: computed once, not per candidate.
   const synonymsOnly = terms.map((t) => !t.forms.some((f) => !f.synonym));
   const places = new Set<number>();
   const all: Ranked[] = [];
+  const strengths: number[] = [];
   for (const list of lists) {
-    const scans = list.map((c) => scanTerms(c.head, foldCase(c.head), terms, synonymsOnly, places));
-    const scores = bm25Counts(
-      list,
-      terms.map((_, k) => scans.map((s) => s.counts[k]!)),
-    );
-    list.forEach((c, i) => {
+    const n = list.length;
+    if (n === 0) continue;
+    const counts = new Float64Array(n * nt);
+    const held = new Int32Array(n);
+    const own = new Int32Array(n);
+    const exact = new Int32Array(n);
+    let lengths = 0;
+    for (let i = 0; i < n; i++) {
+      const c = list[i]!;
+      const text = c.head;
+      const folded = c.folded ?? foldCase(text);
+      lengths += c.length;
+      for (let k = 0; k < nt; k++) {
+        const t = terms[k]!;
+        const forms = t.forms;
+        const bit = k < COVERAGE_TERMS ? 1 << k : 0;
+        const several = forms.length > 1;
+        if (several) places.clear();
+        let count = 0;
+        for (let j = 0; j < forms.length; j++) {
+          const f = forms[j]!;
+          const len = f.s.length;
+          let at = folded.indexOf(f.s);
+          while (at >= 0) {
+            if (f.start && at > 0 && !wordStartAt(text, at)) {
+              at = folded.indexOf(f.s, at + 1);
+              continue;
+            }
+            if (!several || !places.has(at)) {
+              if (several) places.add(at);
+              count++;
+              if (!f.synonym || synonymsOnly[k]) own[i]! |= bit;
+            }
+            at = folded.indexOf(f.s, at + len);
+          }
+        }
+        counts[i * nt + k] = count;
+        if (count > 0) held[i]! |= bit;
+        const ex = t.exact;
+        if (ex === undefined) {
+          if (count > 0) exact[i]! |= bit;
+          continue;
+        }
+        for (let at = folded.indexOf(ex.s); at >= 0; at = folded.indexOf(ex.s, at + 1))
+          if (!ex.start || at === 0 || wordStartAt(text, at)) {
+            exact[i]! |= bit;
+            break;
+          }
+      }
+    }
+    // BM25 over the list (core/fts-terms.ts bm25Counts: the same sums in the same order).
+    const avg = lengths / n || 1;
+    const idf = new Float64Array(nt);
+    for (let k = 0; k < nt; k++) {
+      let df = 0;
+      for (let i = 0; i < n; i++) if (counts[i * nt + k]! > 0) df++;
+      idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    }
+    for (let i = 0; i < n; i++) {
+      const c = list[i]!;
+      const norm = K1 * (1 - B + (B * c.length) / avg);
+      let score = 0;
+      for (let k = 0; k < nt; k++) {
+        const f = counts[i * nt + k]!;
+        if (f > 0) score += (idf[k]! * (f * (K1 + 1))) / (f + norm);
+      }
       // The index tests a start-only form as a substring (db/queries/search.ts): where the head is
       // the whole text, what it holds is exact; past the head, the query's word for it is taken.
       const whole = c.head.length >= c.length;
-      const scan = scans[i]!;
-      all.push({
+      const r: Ranked = {
         kind: c.kind,
         id: c.id,
-        score: scores[i]!,
+        score: -score,
         ts: c.ts,
         label: c.label,
         turn: c.turn,
-        terms: whole ? scan.held : scan.held | (c.terms ?? 0),
-        own: scan.own | (whole ? 0 : (c.own ?? 0)),
-        exact: scan.exact,
-      });
-    });
+        terms: whole ? held[i]! : held[i]! | (c.terms ?? 0),
+        own: own[i]! | (whole ? 0 : (c.own ?? 0)),
+        exact: exact[i]!,
+      };
+      all.push(r);
+      strengths.push(strengthOf(r.terms, r.own, r.exact));
+    }
   }
-  return all
-    .map((r) => ({ r, s: strength(r) }))
-    .sort(byRow)
-    .map((x) => x.r);
+  // Rows before turns: more of the terms first, then bm25, then newest; each row's strength is
+  // computed once, not per comparison.
+  const order = all.map((_, i) => i);
+  order.sort((x, y) => {
+    const a = all[x]!;
+    const b = all[y]!;
+    return strengths[y]! - strengths[x]! || a.score - b.score || b.ts - a.ts || b.id - a.id;
+  });
+  return order.map((i) => all[i]!);
 }
 
 /** A turn of a search: its matching rows, best first, and the terms they hold together. */
@@ -309,7 +357,8 @@ export function rankTurns(ranked: readonly Ranked[], termCount: number): RankedT
   const byTurn = new Map<string, number>();
   // Per turn and term: its rows holding the term, prompt and reply rows weighted (a turn per row at most).
   const weights = new Float64Array(ranked.length * n);
-  for (const r of ranked) {
+  for (let j = 0; j < ranked.length; j++) {
+    const r = ranked[j]!;
     let k = r.turn === null ? undefined : byTurn.get(r.turn);
     if (k === undefined) {
       k = turns.length;
@@ -324,17 +373,29 @@ export function rankTurns(ranked: readonly Ranked[], termCount: number): RankedT
     const w = r.kind === "l2" ? L2_WEIGHT : 1;
     for (let i = 0; i < n; i++) if ((r.terms & (1 << i)) !== 0) weights[k * n + i]! += w;
   }
+  // log(1 + w) by w: a turn's weights are small whole numbers, so most are looked up, not computed.
+  const log1p: number[] = [];
   for (let i = 0; i < n; i++) {
     let df = 0;
     for (let k = 0; k < turns.length; k++) if (weights[k * n + i]! > 0) df++;
     const idf = Math.log(1 + (turns.length - df + 0.5) / (df + 0.5));
     for (let k = 0; k < turns.length; k++) {
       const w = weights[k * n + i]!;
-      if (w > 0) turns[k]!.spread += idf * Math.log(1 + w);
+      if (w === 0) continue;
+      let lw = log1p[w];
+      if (lw === undefined) {
+        lw = Math.log(1 + w);
+        log1p[w] = lw;
+      }
+      turns[k]!.spread += idf * lw;
     }
   }
   // Terms held, then terms in the best row, then spread (< 1e6: 30 terms, each idf × log < 1e3).
-  for (const t of turns) t.key = strength(t) * 1e8 + strength(t.best) * 1e6 + t.spread;
+  for (let k = 0; k < turns.length; k++) {
+    const t = turns[k]!;
+    const b = t.best;
+    t.key = strengthOf(t.terms, t.own, t.exact) * 1e8 + strengthOf(b.terms, b.own, b.exact) * 1e6 + t.spread;
+  }
   turns.sort(
     (a, b) => b.key - a.key || a.best.score - b.best.score || b.best.ts - a.best.ts || b.best.id - a.best.id,
   );

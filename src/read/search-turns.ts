@@ -1,6 +1,6 @@
 /** Ranked search over a scope, shared by `search` and `ui` (docs/search.md, "Ranking"). */
 
-import { ownForms, parseQuery, type QueryTerm, termAt } from "../core/query.ts";
+import { ownForms, parseQuery, type QueryTerm, termHeld } from "../core/query.ts";
 import {
   COVERAGE_TERMS,
   foldCase,
@@ -101,8 +101,8 @@ export function rankedMatches(
     const every = new Set<string | number>();
     for (const list of lists)
       for (const c of list.values()) {
-        const folded = wholes.length > 0 ? foldCase(c.head) : "";
-        if (wholes.every((t) => termAt(c.head, folded, t).at >= 0)) every.add(c.turn ?? `${c.kind}:${c.id}`);
+        if (wholes.length > 0) c.folded ??= foldCase(c.head);
+        if (wholes.every((t) => termHeld(c.head, c.folded!, t))) every.add(c.turn ?? `${c.kind}:${c.id}`);
       }
     if (every.size >= limit) capped = true;
     else lookUpTerms(db, kinds, terms, query, add);

@@ -52,6 +52,11 @@ export const RANK_HEAD = 4096;
 /** Per index: its rows, how a scope and a substring test read there. Fixed SQL fragments only. */
 interface IndexSql {
   base: string;
+  /**
+   * The row's turn as `t`, joined once: its time, its key and the chain test read it there, where
+   * a lookup each would read the same turn row three times per candidate.
+   */
+  turnJoin?: string;
   alias: string;
   fts: string;
   /** The text the index holds for a row. */
@@ -75,35 +80,34 @@ const HOST_OF = (origin: string) => `(SELECT hs.host FROM sessions hs WHERE hs.i
 const INDEXES: Record<SearchKind, IndexSql> = {
   l2: {
     base: "bodies b",
+    turnJoin: "JOIN turns t ON t.id = b.turn_id",
     alias: "b",
     fts: "bodies_fts",
     text: "b.text",
-    ts: "(SELECT started_at FROM turns WHERE id = b.turn_id)",
-    chain: (parts, params) =>
-      `EXISTS (SELECT 1 FROM turns t WHERE t.id = b.turn_id AND ${partsWhere(parts, "t", params)})`,
+    ts: "t.started_at",
+    chain: (parts, params) => partsWhere(parts, "t", params),
     project: "b.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "b.role",
-    turn: "(SELECT origin_session_id || ':' || turn_number FROM turns WHERE id = b.turn_id)",
+    turn: "t.origin_session_id || ':' || t.turn_number",
     hit: `SELECT b.id, b.role AS label, substr(b.text, 1, 32768) AS text, ${liveOfKey("t.session_id")} AS session,
             t.origin_session_id AS origin, ${HOST_OF("t.origin_session_id")}, t.turn_number, t.started_at AS at, t.started_at AS ts
           FROM bodies b JOIN turns t ON t.id = b.turn_id`,
   },
   l3: {
     base: "details d",
+    turnJoin: "LEFT JOIN turns t ON t.id = d.turn_id",
     alias: "d",
     fts: "details_fts",
     text: "substr(coalesce(d.tool_name, '') || ' ' || coalesce(d.input, '') || char(10) || coalesce(d.output, ''), 1, 32768)",
     ts: "d.created_at",
     // Rows without a turn (content before a transcript's first prompt) follow their origin session.
-    chain: (parts, params) => {
-      const turnIn = partsWhere(parts, "t", params);
-      return `(EXISTS (SELECT 1 FROM turns t WHERE t.id = d.turn_id AND ${turnIn})
-             OR (d.turn_id IS NULL AND d.origin_session_id IN
-                 (SELECT t.origin_session_id FROM turns t WHERE ${turnIn} UNION SELECT $scope)))`;
-    },
+    chain: (parts, params) =>
+      `((t.id IS NOT NULL AND ${partsWhere(parts, "t", params)})
+        OR (d.turn_id IS NULL AND d.origin_session_id IN
+            (SELECT p.origin_session_id FROM turns p WHERE ${partsWhere(parts, "p", params)} UNION SELECT $scope)))`,
     project: "d.origin_session_id IN (SELECT id FROM sessions WHERE project = $scope)",
     label: "d.kind || coalesce(' ' || d.tool_name, '')",
-    turn: "(SELECT d.origin_session_id || ':' || turn_number FROM turns WHERE id = d.turn_id)",
+    turn: "d.origin_session_id || ':' || t.turn_number",
     // The push as Claude Code records it: the UserPromptSubmit hook's output, an attachment.
     excluded: "d.kind = 'hook' AND instr(coalesce(d.output, ''), $push) > 0",
     // The call's place among the turn's tool calls: its input's, for an output (parallel calls
@@ -293,12 +297,12 @@ export function searchCandidates(
   let sql: string;
   if (q.match !== null) {
     params.match = q.match;
-    sql = `${select} FROM ${ix.fts} JOIN ${ix.base} ON ${ix.alias}.id = ${ix.fts}.rowid
+    sql = `${select} FROM ${ix.fts} JOIN ${ix.base} ON ${ix.alias}.id = ${ix.fts}.rowid ${ix.turnJoin ?? ""}
            WHERE ${ix.fts} MATCH $match${range}${where.length ? ` AND ${where.join(" AND ")}` : ""}
            ORDER BY ${ix.fts}.rowid DESC LIMIT $cap`;
   } else {
     // No term is long enough for the trigram index: a bounded scan, newest rows first.
-    sql = `${select} FROM ${ix.base} WHERE 1${range}${where.length ? ` AND ${where.join(" AND ")}` : ""}
+    sql = `${select} FROM ${ix.base} ${ix.turnJoin ?? ""} WHERE 1${range}${where.length ? ` AND ${where.join(" AND ")}` : ""}
            ORDER BY ${ix.alias}.id DESC LIMIT $cap`;
   }
   const rows = db

@@ -221,6 +221,10 @@ function synonymsOf(word: string): string[] {
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** Whether a text holds CJK characters (never, in ASCII: see ASCII). */
+function isCjk(text: string): boolean {
+  return !ASCII.test(text) && CJK.test(text);
+}
 /** Runs of CJK content characters: Han, Katakana (and its long vowel mark) and Hangul. */
 const CJK_RUN = /[\p{Script=Han}\p{Script=Katakana}\p{Script=Hangul}ー]+/gu;
 /** A CJK run longer than this is also looked for by its three-character pieces. */
@@ -260,12 +264,29 @@ export function ownForms(t: QueryTerm): QueryTerm {
   return own.length > 0 && own.length < t.forms.length ? { ...t, forms: own } : t;
 }
 
+/**
+ * Printable ASCII text (and whitespace), for which the letter and digit classes below have ASCII
+ * twins: a Unicode property class costs a cold process 0.05-0.3 ms to compile on first use, and a
+ * query is rarely anything but ASCII (docs/search.md, "Speed"). In ASCII each twin matches what
+ * its Unicode class matches (test/core/query-ascii.test.ts).
+ */
+const ASCII = /^[\t\n\r -~]*$/;
+export const ASCII_TWINS = {
+  notAlnum: { ascii: /[^A-Za-z0-9]+/, any: /[^\p{L}\p{N}]+/u },
+  tokenEdges: {
+    ascii: /^[^A-Za-z0-9_/.~$@#-]+|[^A-Za-z0-9_]+$/g,
+    any: /^[^\p{L}\p{N}_/.~$@#-]+|[^\p{L}\p{N}_]+$/gu,
+  },
+  hasAlnum: { ascii: /[A-Za-z0-9]/, any: /[\p{L}\p{N}]/u },
+  wordChar: { ascii: /[a-z0-9_]/, any: /[\p{Ll}\p{N}_]/u },
+};
+
 /** The parts of an identifier or path: camelCase, snake_case, kebab-case, dotted and slashed. */
 export function identifierParts(token: string): string[] {
   return token
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .split(/[^\p{L}\p{N}]+/u)
+    .split(ASCII.test(token) ? ASCII_TWINS.notAlnum.ascii : ASCII_TWINS.notAlnum.any)
     .filter((p) => p !== "");
 }
 
@@ -281,10 +302,14 @@ function splitQuotes(arg: string): { phrases: string[]; rest: string } {
 
 /** Tokens of a text: identifiers and paths stay whole; surrounding punctuation goes. */
 function tokens(text: string): string[] {
+  const ascii = ASCII.test(text);
+  const { tokenEdges, hasAlnum } = ASCII_TWINS;
+  const edges = ascii ? tokenEdges.ascii : tokenEdges.any;
+  const alnum = ascii ? hasAlnum.ascii : hasAlnum.any;
   return text
     .split(/\s+/)
-    .map((w) => w.replace(/^[^\p{L}\p{N}_/.~$@#-]+|[^\p{L}\p{N}_]+$/gu, "").replace(/['’]s$/, ""))
-    .filter((w) => w !== "" && /[\p{L}\p{N}]/u.test(w));
+    .map((w) => w.replace(edges, "").replace(/['’]s$/, ""))
+    .filter((w) => w !== "" && alnum.test(w));
 }
 
 /** Whether a token is an identifier or a path rather than a word. */
@@ -308,7 +333,7 @@ export function parseQuery(args: readonly string[]): QueryTerm[] {
   const addToken = (tok: string) => {
     const found = tokenTerms(tok);
     // A stop word or a lone short word; Hiragana alone (grammar) is not kept even then.
-    if (found.length === 0 && !CJK.test(tok)) dropped.push(tok);
+    if (found.length === 0 && !isCjk(tok)) dropped.push(tok);
     found.forEach(add);
   };
   for (const arg of args) {
@@ -343,7 +368,7 @@ function asWritten(s: string, synonym = false, wordStart = true): Form {
 /** The terms of one token (core of parseQuery); none for a stop word or a lone short word. */
 function tokenTerms(tok: string): Keyed[] {
   const folded = foldCase(tok);
-  if (CJK.test(tok)) {
+  if (isCjk(tok)) {
     const out: Keyed[] = [];
     for (const run of tok.match(CJK_RUN) ?? []) {
       out.push([`w:${foldCase(run)}`, literal(run)]);
@@ -437,9 +462,15 @@ export function termAt(text: string, folded: string, term: QueryTerm): { at: num
   return best;
 }
 
+/** A lower case letter, a digit or `_` (ASCII_TWINS.wordChar). */
+function wordChar(text: string, at: number): boolean {
+  const ch = text[at]!;
+  return (ch < "\x80" ? ASCII_TWINS.wordChar.ascii : ASCII_TWINS.wordChar.any).test(ch);
+}
+
 /** The length of the word a match starts, at least the form's own (so `migrat` shows `migration`). */
 function wordEnd(folded: string, at: number, len: number): number {
   let end = at + len;
-  while (end < folded.length && end - at < 64 && /[\p{Ll}\p{N}_]/u.test(folded[end]!)) end++;
+  while (end < folded.length && end - at < 64 && wordChar(folded, end)) end++;
   return end - at;
 }

@@ -97,13 +97,17 @@ export function rankedMatches(
   if (terms.length > 1) {
     // Turns whose rows hold every term in one row, a phrase or whole name included (seen in the
     // row's head): with `limit` of them, no other turn can rank above them.
+    // The count stops at `limit`: the answer is only whether there are that many.
     const wholes = terms.filter((t) => t.whole);
     const every = new Set<string | number>();
-    for (const list of lists)
+    for (const list of lists) {
+      if (every.size >= limit) break;
       for (const c of list.values()) {
         if (wholes.length > 0) c.folded ??= foldCase(c.head);
         if (wholes.every((t) => termHeld(c.head, c.folded!, t))) every.add(c.turn ?? `${c.kind}:${c.id}`);
+        if (every.size >= limit) break;
       }
+    }
     if (every.size >= limit) capped = true;
     else lookUpTerms(db, kinds, terms, query, add);
   }

@@ -292,8 +292,10 @@ export function searchCandidates(
     });
     if (tests.length > 0) where.push(q.anySubstring ? `(${tests.join(" OR ")})` : tests.join(" AND "));
   }
-  const select = `SELECT ${ix.alias}.id AS id, substr(${ix.text}, 1, $head) AS head, length(${ix.text}) AS length,
-    ${ix.ts} AS ts, ${ix.label} AS label, ${ix.turn} AS turn`;
+  // The rows are the candidates as they come (a ranking reads hundreds of them in a cold process):
+  // `kind` is the index's own name, never input.
+  const select = `SELECT '${kind}' AS kind, ${ix.alias}.id AS id, coalesce(substr(${ix.text}, 1, $head), '') AS head,
+    coalesce(length(${ix.text}), 0) AS length, coalesce(${ix.ts}, 0) AS ts, ${ix.label} AS label, ${ix.turn} AS turn`;
   let sql: string;
   if (q.match !== null) {
     params.match = q.match;
@@ -305,32 +307,9 @@ export function searchCandidates(
     sql = `${select} FROM ${ix.base} ${ix.turnJoin ?? ""} WHERE 1${range}${where.length ? ` AND ${where.join(" AND ")}` : ""}
            ORDER BY ${ix.alias}.id DESC LIMIT $cap`;
   }
-  const rows = db
-    .query<
-      {
-        id: number;
-        head: string | null;
-        length: number | null;
-        ts: number | null;
-        label: string;
-        turn: string | null;
-      },
-      Record<string, string | number>
-    >(sql)
-    .all(params);
+  const rows = db.query<SearchCandidate, Record<string, string | number>>(sql).all(params);
   const capped = rows.length > cap;
-  return {
-    candidates: rows.slice(0, cap).map((r) => ({
-      kind,
-      id: r.id,
-      head: r.head ?? "",
-      length: r.length ?? 0,
-      ts: r.ts ?? 0,
-      label: r.label,
-      turn: r.turn,
-    })),
-    capped,
-  };
+  return { candidates: capped ? rows.slice(0, cap) : rows, capped };
 }
 
 interface HitRow {

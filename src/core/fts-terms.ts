@@ -137,34 +137,46 @@ function bm25Folded(
   folded: readonly string[],
 ): number[] {
   const ts = folded.filter((t) => t.length > 0);
-  return bm25Counts(
-    docs,
-    ts.map((t) => lowered.map((x) => occurrences(x, t))),
-  );
+  const counts = new Float64Array(docs.length * ts.length);
+  lowered.forEach((x, i) => {
+    ts.forEach((t, k) => {
+      counts[i * ts.length + k] = occurrences(x, t);
+    });
+  });
+  return bm25Counts(docs, counts, ts.length);
 }
 
 /**
- * Okapi BM25 (FTS5's formula and constants) from term frequencies: `tf[k][i]` is how often term
- * k occurs in document i, whose full length is `docs[i].length`. Lower is better. The one formula
- * of bm25Scores and of `search`'s parsed terms (core/search.ts rankCandidates).
+ * Okapi BM25 (FTS5's formula and constants) from term frequencies: `counts[i * terms + k]` is how
+ * often term k occurs in document i, whose full length is `docs[i].length`. Lower is better. The
+ * one formula of bm25Scores and of `search`'s parsed terms (core/search.ts rankCandidates); plain
+ * loops, as it runs per candidate in a cold process (docs/search.md, "Speed").
  */
 export function bm25Counts(
   docs: readonly { length: number }[],
-  tf: readonly (readonly number[])[],
+  counts: ArrayLike<number>,
+  terms: number,
 ): number[] {
   const n = docs.length;
   if (n === 0) return [];
-  const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
-  const idf = tf.map((col) => {
-    const df = col.filter((c) => c > 0).length;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  });
-  return docs.map((d, i) => {
+  let lengths = 0;
+  for (let i = 0; i < n; i++) lengths += docs[i]!.length;
+  const avg = lengths / n || 1;
+  const idf = new Float64Array(terms);
+  for (let k = 0; k < terms; k++) {
+    let df = 0;
+    for (let i = 0; i < n; i++) if (counts[i * terms + k]! > 0) df++;
+    idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+  const scores: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const norm = K1 * (1 - B + (B * docs[i]!.length) / avg);
     let s = 0;
-    tf.forEach((col, k) => {
-      const f = col[i]!;
-      if (f > 0) s += (idf[k]! * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * d.length) / avg));
-    });
-    return -s;
-  });
+    for (let k = 0; k < terms; k++) {
+      const f = counts[i * terms + k]!;
+      if (f > 0) s += (idf[k]! * (f * (K1 + 1))) / (f + norm);
+    }
+    scores.push(-s);
+  }
+  return scores;
 }

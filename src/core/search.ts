@@ -6,7 +6,7 @@
  * forms, stop words, phrases) is core/query.ts.
  */
 
-import { foldCase, ftsToken, indexable, termTrigrams } from "./fts-terms.ts";
+import { bm25Counts, foldCase, ftsToken, indexable, termTrigrams } from "./fts-terms.ts";
 import type { MarkedHost } from "./host.ts";
 import { type Form, type QueryTerm, wordStartAt } from "./query.ts";
 import { asTerm, type Term } from "./snippet.ts";
@@ -202,20 +202,82 @@ export function bitCount(bits: number): number {
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-/** FTS5's bm25 constants (core/fts-terms.ts bm25Counts, whose formula rankCandidates inlines). */
-const K1 = 1.2;
-const B = 0.75;
+/** What one index's candidates hold of the terms: per candidate (and term, for `counts`). */
+interface ListScan {
+  /** Places of term k in candidate i's head, at `i * terms + k`. */
+  counts: Float64Array;
+  held: Int32Array;
+  own: Int32Array;
+  exact: Int32Array;
+}
+
+/**
+ * Per term, a candidate's head is scanned once over the term's forms: its places (for BM25; a
+ * place two forms share counts once), whether any form holds it (`held`), its own forms (`own`;
+ * a term of synonyms only, by any) and as typed (`exact`). A start-only form counts only at a
+ * word start. No call per candidate and term but the string search itself: this runs interpreted
+ * a few hundred times in a cold process (docs/search.md, "Speed").
+ */
+function scanList(list: readonly SearchCandidate[], terms: readonly QueryTerm[]): ListScan {
+  const n = list.length;
+  const nt = terms.length;
+  const synonymsOnly = terms.map((t) => !t.forms.some((f) => !f.synonym));
+  const places = new Set<number>();
+  const scan: ListScan = {
+    counts: new Float64Array(n * nt),
+    held: new Int32Array(n),
+    own: new Int32Array(n),
+    exact: new Int32Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const c = list[i]!;
+    const text = c.head;
+    const folded = c.folded ?? foldCase(text);
+    for (let k = 0; k < nt; k++) {
+      const t = terms[k]!;
+      const forms = t.forms;
+      const bit = k < COVERAGE_TERMS ? 1 << k : 0;
+      const several = forms.length > 1;
+      if (several) places.clear();
+      let count = 0;
+      for (let j = 0; j < forms.length; j++) {
+        const f = forms[j]!;
+        const len = f.s.length;
+        let at = folded.indexOf(f.s);
+        while (at >= 0) {
+          if (f.start && at > 0 && !wordStartAt(text, at)) {
+            at = folded.indexOf(f.s, at + 1);
+            continue;
+          }
+          if (!several || !places.has(at)) {
+            if (several) places.add(at);
+            count++;
+            if (!f.synonym || synonymsOnly[k]) scan.own[i]! |= bit;
+          }
+          at = folded.indexOf(f.s, at + len);
+        }
+      }
+      scan.counts[i * nt + k] = count;
+      if (count > 0) scan.held[i]! |= bit;
+      const ex = t.exact;
+      if (ex === undefined) {
+        if (count > 0) scan.exact[i]! |= bit;
+        continue;
+      }
+      for (let at = folded.indexOf(ex.s); at >= 0; at = folded.indexOf(ex.s, at + 1))
+        if (!ex.start || at === 0 || wordStartAt(text, at)) {
+          scan.exact[i]! |= bit;
+          break;
+        }
+    }
+  }
+  return scan;
+}
 
 /**
  * Rank each index's candidates by BM25 (within the index: lengths differ by kind), then merge:
  * the rows holding more of the terms first (SearchCandidate.terms and the terms its head
  * holds), then best score, ties newest first. Returns every candidate in that order.
- *
- * Written for a cold process, where this runs interpreted a few hundred times (docs/search.md,
- * "Speed"): no call per candidate and term but the string search itself. Per term, a candidate's
- * head is scanned once over the term's forms: its places (for BM25; a place two forms share
- * counts once), whether any form holds it (`held`), its own forms (`own`; a term of synonyms
- * only, by any) and as typed (`exact`). A start-only form counts only at a word start.
  */
 export function rankCandidates(
   lists: readonly (readonly SearchCandidate[])[],
@@ -223,85 +285,22 @@ export function rankCandidates(
 ): Ranked[] {
   const terms = given.map(asTerm);
   const nt = terms.length;
-  // Per term, what every candidate's scan asks of it: computed once, not per candidate.
-  const synonymsOnly = terms.map((t) => !t.forms.some((f) => !f.synonym));
-  const places = new Set<number>();
   const all: Ranked[] = [];
   const strengths: number[] = [];
   for (const list of lists) {
     const n = list.length;
     if (n === 0) continue;
-    const counts = new Float64Array(n * nt);
-    const held = new Int32Array(n);
-    const own = new Int32Array(n);
-    const exact = new Int32Array(n);
-    let lengths = 0;
+    const { counts, held, own, exact } = scanList(list, terms);
+    const scores = bm25Counts(list, counts, nt);
     for (let i = 0; i < n; i++) {
       const c = list[i]!;
-      const text = c.head;
-      const folded = c.folded ?? foldCase(text);
-      lengths += c.length;
-      for (let k = 0; k < nt; k++) {
-        const t = terms[k]!;
-        const forms = t.forms;
-        const bit = k < COVERAGE_TERMS ? 1 << k : 0;
-        const several = forms.length > 1;
-        if (several) places.clear();
-        let count = 0;
-        for (let j = 0; j < forms.length; j++) {
-          const f = forms[j]!;
-          const len = f.s.length;
-          let at = folded.indexOf(f.s);
-          while (at >= 0) {
-            if (f.start && at > 0 && !wordStartAt(text, at)) {
-              at = folded.indexOf(f.s, at + 1);
-              continue;
-            }
-            if (!several || !places.has(at)) {
-              if (several) places.add(at);
-              count++;
-              if (!f.synonym || synonymsOnly[k]) own[i]! |= bit;
-            }
-            at = folded.indexOf(f.s, at + len);
-          }
-        }
-        counts[i * nt + k] = count;
-        if (count > 0) held[i]! |= bit;
-        const ex = t.exact;
-        if (ex === undefined) {
-          if (count > 0) exact[i]! |= bit;
-          continue;
-        }
-        for (let at = folded.indexOf(ex.s); at >= 0; at = folded.indexOf(ex.s, at + 1))
-          if (!ex.start || at === 0 || wordStartAt(text, at)) {
-            exact[i]! |= bit;
-            break;
-          }
-      }
-    }
-    // BM25 over the list (core/fts-terms.ts bm25Counts: the same sums in the same order).
-    const avg = lengths / n || 1;
-    const idf = new Float64Array(nt);
-    for (let k = 0; k < nt; k++) {
-      let df = 0;
-      for (let i = 0; i < n; i++) if (counts[i * nt + k]! > 0) df++;
-      idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    }
-    for (let i = 0; i < n; i++) {
-      const c = list[i]!;
-      const norm = K1 * (1 - B + (B * c.length) / avg);
-      let score = 0;
-      for (let k = 0; k < nt; k++) {
-        const f = counts[i * nt + k]!;
-        if (f > 0) score += (idf[k]! * (f * (K1 + 1))) / (f + norm);
-      }
       // The index tests a start-only form as a substring (db/queries/search.ts): where the head is
       // the whole text, what it holds is exact; past the head, the query's word for it is taken.
       const whole = c.head.length >= c.length;
       const r: Ranked = {
         kind: c.kind,
         id: c.id,
-        score: -score,
+        score: scores[i]!,
         ts: c.ts,
         label: c.label,
         turn: c.turn,

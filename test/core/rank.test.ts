@@ -2,12 +2,12 @@
  * The ranking of `search` (core/search.ts rankCandidates, rankTurns) is written for a cold
  * process: one pass per candidate and term, no call per form, bit counts by arithmetic
  * (docs/search.md, "Speed"). Here it is held to a plain statement of the same rules: every
- * form's places through formAt, BM25 through bm25Counts, strength through a loop per bit. On
+ * form's places through formAt, FTS5's BM25 formula term by term, strength through a loop per bit. On
  * generated candidates (forms at and inside words, camelCase, several forms sharing places,
  * synonyms, heads cut short, non-ASCII) both give the same rows, scores, bits and order.
  */
 import { describe, expect, test } from "bun:test";
-import { bm25Counts, foldCase } from "../../src/core/fts-terms.ts";
+import { foldCase } from "../../src/core/fts-terms.ts";
 import { formAt, type QueryTerm } from "../../src/core/query.ts";
 import {
   bitCount,
@@ -28,6 +28,24 @@ function loopCount(bits: number): number {
 
 const plainStrength = (r: { terms: number; own: number; exact: number }) =>
   loopCount(r.terms) + loopCount(r.own & r.terms) + loopCount(r.exact & r.terms);
+
+/** FTS5's bm25 (k1 1.2, b 0.75) from term frequencies `tf[term][doc]`; lower is better. */
+function plainBm25(docs: readonly { length: number }[], tf: readonly (readonly number[])[]): number[] {
+  const n = docs.length;
+  const avg = docs.reduce((a, d) => a + d.length, 0) / n || 1;
+  const idf = tf.map((col) => {
+    const df = col.filter((c) => c > 0).length;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  });
+  return docs.map((d, i) => {
+    let s = 0;
+    tf.forEach((col, k) => {
+      const f = col[i]!;
+      if (f > 0) s += (idf[k]! * (f * 2.2)) / (f + 1.2 * (0.25 + (0.75 * d.length) / avg));
+    });
+    return -s;
+  });
+}
 
 /** The rows' ranking as docs/search.md "Ranking" states it, one helper per rule. */
 function plainRank(lists: readonly (readonly SearchCandidate[])[], terms: readonly QueryTerm[]): Ranked[] {
@@ -54,7 +72,7 @@ function plainRank(lists: readonly (readonly SearchCandidate[])[], terms: readon
       });
       return { counts, held, own, exact };
     });
-    const scores = bm25Counts(
+    const scores = plainBm25(
       list,
       terms.map((_, k) => scans.map((s) => s.counts[k]!)),
     );

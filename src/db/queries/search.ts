@@ -54,7 +54,8 @@ interface IndexSql {
   base: string;
   /**
    * The row's turn as `t`, joined once: its time, its key and the chain test read it there, where
-   * a lookup each would read the same turn row three times per candidate.
+   * a lookup each would read the same turn row three times per candidate. A left join: a row whose
+   * turn is missing reads as it did through the lookups (no time, no turn key, in no chain).
    */
   turnJoin?: string;
   alias: string;
@@ -80,7 +81,7 @@ const HOST_OF = (origin: string) => `(SELECT hs.host FROM sessions hs WHERE hs.i
 const INDEXES: Record<SearchKind, IndexSql> = {
   l2: {
     base: "bodies b",
-    turnJoin: "JOIN turns t ON t.id = b.turn_id",
+    turnJoin: "LEFT JOIN turns t ON t.id = b.turn_id",
     alias: "b",
     fts: "bodies_fts",
     text: "b.text",

@@ -38,6 +38,9 @@ export default async function stop(ctx: HookContext): Promise<undefined> {
   const { preparePush } = await import("./prepared-push.ts");
   const { selfInvocation } = await import("../core/invocation.ts");
   preparePush(ctx.db, live, selfInvocation(), ctx.now());
+  // Still behind the client: merge the segment this turn added to each full-text index.
+  const { tidyIndexes } = await import("../db/queries/fts-deferral.ts");
+  tidyIndexes(ctx.db);
   // The worker's commit changed what the status line reads: it reads it again once this process
   // has closed the database (docs/monitor.md, "Kept facts"), so the next line need not.
   if (ctx.env[HOOK_WORKER_ENV] === "1") {

@@ -6,7 +6,9 @@
  * same transaction, so a row is indexed exactly once. Rows at or below the watermarks keep their
  * per-row triggers (an update of an indexed row re-indexes it at once). Each ingest registers as
  * an owner; the last to end removes the row, and a writer that finds only owners that are gone
- * (a killed import) runs the pass and removes it (`settleDeferral`, from openForWrite).
+ * (a killed import) runs the pass and removes it (`settleDeferral`, from openForWrite). Also the
+ * merge step the Stop worker takes behind the client, which keeps the indexes in few segments
+ * (`tidyIndexes`; docs/search.md, "Speed").
  */
 import type { Database } from "bun:sqlite";
 import { DETAIL_FTS_TEXT, EVENT_FTS_TEXT, UNINDEXED_ATTACHMENT } from "../schema.ts";
@@ -180,22 +182,50 @@ function optimizeWritten(db: Database, since: NewestIds): void {
 const MERGE_STEP_PAGES = 1000;
 
 /**
+ * FTS5 `usermerge`: a `merge` step merges the segments of a level once it holds this many. Two,
+ * not FTS5's 4: a search walks each term in each segment, and an index whose pages sit mostly in
+ * one segment answers a query in about half the time (docs/search.md, "Speed").
+ */
+export const USERMERGE = 2;
+
+/** Leaf pages the Stop worker's step writes at most per index: ~20 ms of write lock when it merges. */
+export const TIDY_STEP_PAGES = 200;
+
+/** One FTS5 `merge` step of at most `pages` pages, in its own transaction; whether it merged anything. */
+function mergeStep(db: Database, table: string, pages: number): boolean {
+  const total = () => (db.query("SELECT total_changes() AS n").get() as { n: number }).n;
+  const before = total();
+  writeTransaction(db, () => {
+    const set = db.query(`SELECT v FROM ${table}_config WHERE k = 'usermerge'`).get() as { v: number } | null;
+    if (set?.v !== USERMERGE)
+      db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('usermerge', $n)`).run({ n: USERMERGE });
+    db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`).run({ pages });
+  });
+  // FTS5: a step that merged something changes at least two rows (docs/search.md).
+  return total() - before >= 2;
+}
+
+/**
  * The merging `automerge` held back during the deferral, done at its end: FTS5 `merge` steps, each
- * in its own transaction, until no level holds `usermerge` (4) segments. Left to later writes, it
+ * in its own transaction, until no level holds `usermerge` segments. Left to later writes, it
  * would fall on hooks, a little at a time, and searches would walk the extra segments meanwhile.
  */
 function mergeSettled(db: Database, table: string): void {
-  const total = () => (db.query("SELECT total_changes() AS n").get() as { n: number }).n;
-  for (;;) {
-    const before = total();
-    writeTransaction(db, () =>
-      db
-        .query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`)
-        .run({ pages: MERGE_STEP_PAGES }),
-    );
-    // FTS5: a step that merged something changes at least two rows (docs/search.md).
-    if (total() - before < 2) return;
-  }
+  while (mergeStep(db, table, MERGE_STEP_PAGES));
+}
+
+/**
+ * The Stop worker's step, once its turn is written (behind the client): one `merge` step per index,
+ * so that the small segment each write adds is merged level by level into few, most of the pages
+ * in one (docs/search.md, "Speed"). A step with nothing to merge reads the index's structure
+ * and writes nothing. Not during a bulk ingest: its passes add segments its end merges. Whether
+ * any index merged something.
+ */
+export function tidyIndexes(db: Database, pages = TIDY_STEP_PAGES): boolean {
+  if (deferralOn(db)) return false;
+  let merged = false;
+  for (const table of Object.values(FTS_OF)) merged = mergeStep(db, table, pages) || merged;
+  return merged;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openForRead, openForWrite } from "../src/db/open.ts";
-import { tidyIndexes } from "../src/db/queries/fts-deferral.ts";
+import { asStopsKeepIt } from "./hook-fixtures.ts";
 import { measure, round, WORK } from "./lib.ts";
 
 export const ACTIVITY_TURNS = 100_000;
@@ -144,9 +144,9 @@ export function buildActivityDb(path: string): void {
        ORDER BY t.id, k.j`,
     );
   })();
-  // The indexes as the Stop worker keeps them (db/queries/fts-deferral.ts tidyIndexes): its step,
-  // taken after every Stop, has merged the segments this bulk build left (docs/search.md, "Speed").
-  while (tidyIndexes(db, 10_000));
+  // The indexes as the Stop worker keeps them: its step after every Stop would have merged the
+  // segments this bulk build leaves.
+  asStopsKeepIt(db);
   db.run("PRAGMA wal_checkpoint(TRUNCATE)");
   db.run("ANALYZE");
   db.close();

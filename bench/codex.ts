@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscript } from "../src/capture/ingest.ts";
 import { openForWrite } from "../src/db/open.ts";
-import { copyDb, removeDb } from "./hook-fixtures.ts";
+import { asStopsKeepIt, copyDb, removeDb } from "./hook-fixtures.ts";
 import { measure, ROOT, WORK } from "./lib.ts";
 
 const FIXTURE = join(
@@ -70,6 +70,7 @@ function stopFixture(turns: number, bytesPerTurn: number) {
   removeDb(template);
   const db = openForWrite(template);
   ingestTranscript(db, { path: rollout, sessionId: id, project: PROJECT, now: Date.now() });
+  asStopsKeepIt(db);
   db.close();
   const last = make.turn(turns);
   writeFileSync(rollout, `${[...lines, ...last].join("\n")}\n`);

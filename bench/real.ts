@@ -17,6 +17,7 @@ import { preparePush } from "../src/hooks/prepared-push.ts";
 import { parseSession, type Turn } from "./continuation/facts.ts";
 import { searchWords } from "./heavy.ts";
 import {
+  asStopsKeepIt,
   assertMerged,
   bornAfter,
   type ChainFixture,
@@ -147,6 +148,7 @@ function realStopFixture(s: RealSession, base: string, k: number): StopFixture {
   copyDb(base, template);
   const db = openForWrite(template);
   ingestTranscript(db, { path: transcript, sessionId: s.id, project: s.project, now: Date.now() });
+  asStopsKeepIt(db);
   db.close();
   const end = k < s.turns.length ? s.turns[k]!.line : s.lines.length;
   writeFileSync(transcript, joinLines(s.lines.slice(0, end)));

@@ -188,21 +188,34 @@ const MERGE_STEP_PAGES = 1000;
  */
 export const USERMERGE = 2;
 
-/** Leaf pages the Stop worker's step writes at most per index: ~20 ms of write lock when it merges. */
-export const TIDY_STEP_PAGES = 200;
+/** Leaf pages the Stop worker's step writes at most per index: ~10 ms of write lock when it merges. */
+export const TIDY_STEP_PAGES = 100;
+
+/** `usermerge` set to USERMERGE on each index where it is not yet (it is kept in the index's config). */
+function ensureUsermerge(db: Database): void {
+  const tables = Object.values(FTS_OF);
+  const set = db
+    .query(`SELECT ${tables.map((t) => `(SELECT v FROM ${t}_config WHERE k = 'usermerge')`).join(", ")}`)
+    .values()[0] as (number | null)[];
+  tables.forEach((t, i) => {
+    if (set[i] !== USERMERGE)
+      db.query(`INSERT INTO ${t}(${t}, rank) VALUES ('usermerge', $n)`).run({ n: USERMERGE });
+  });
+}
+
+/** Rows changed so far on this connection: a `merge` that merged something changes at least two. */
+function totalChanges(db: Database): number {
+  return (db.query("SELECT total_changes() AS n").get() as { n: number }).n;
+}
 
 /** One FTS5 `merge` step of at most `pages` pages, in its own transaction; whether it merged anything. */
 function mergeStep(db: Database, table: string, pages: number): boolean {
-  const total = () => (db.query("SELECT total_changes() AS n").get() as { n: number }).n;
-  const before = total();
+  const before = totalChanges(db);
   writeTransaction(db, () => {
-    const set = db.query(`SELECT v FROM ${table}_config WHERE k = 'usermerge'`).get() as { v: number } | null;
-    if (set?.v !== USERMERGE)
-      db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('usermerge', $n)`).run({ n: USERMERGE });
+    ensureUsermerge(db);
     db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`).run({ pages });
   });
-  // FTS5: a step that merged something changes at least two rows (docs/search.md).
-  return total() - before >= 2;
+  return totalChanges(db) - before >= 2;
 }
 
 /**
@@ -224,7 +237,15 @@ function mergeSettled(db: Database, table: string): void {
 export function tidyIndexes(db: Database, pages = TIDY_STEP_PAGES): boolean {
   if (deferralOn(db)) return false;
   let merged = false;
-  for (const table of Object.values(FTS_OF)) merged = mergeStep(db, table, pages) || merged;
+  // One transaction for the three: a Stop pays for one commit, and a hook waits ~30 ms at most.
+  writeTransaction(db, () => {
+    ensureUsermerge(db);
+    for (const t of Object.values(FTS_OF)) {
+      const before = totalChanges(db);
+      db.query(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', $pages)`).run({ pages });
+      merged ||= totalChanges(db) - before >= 2;
+    }
+  });
   return merged;
 }
 

@@ -48,6 +48,14 @@ const DEFERRED = (table: "bodies" | "details" | "events") =>
  */
 export type Migration = string | ((db: Database) => void);
 
+/**
+ * FTS5 `usermerge` of every full-text index (migration 16): a `merge` step merges the segments of a
+ * level once it holds this many. Two, not FTS5's 4: a search walks each term in each segment, and an
+ * index whose pages sit mostly in one segment answers a query in about half the time (docs/search.md,
+ * "After each Stop, one merge step").
+ */
+export const USERMERGE = 2;
+
 export const MIGRATIONS: readonly Migration[] = [
   /* 1: initial schema */ `
 CREATE TABLE sessions (
@@ -472,4 +480,9 @@ ALTER TABLE sessions ADD COLUMN host TEXT;
 UPDATE sessions SET host = 'codex' WHERE transcript_path LIKE '%/rollout-%.jsonl';
 `,
   /* 15: where each chain's rows lie in the searched tables (docs/search.md, "Scopes") */ CHAIN_SPANS,
+  /* 16: a merge step merges a level of an index at two segments (docs/search.md, "After each Stop") */ `
+INSERT INTO bodies_fts(bodies_fts, rank) VALUES ('usermerge', ${USERMERGE});
+INSERT INTO details_fts(details_fts, rank) VALUES ('usermerge', ${USERMERGE});
+INSERT INTO events_fts(events_fts, rank) VALUES ('usermerge', ${USERMERGE});
+`,
 ];

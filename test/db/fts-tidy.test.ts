@@ -12,7 +12,8 @@ import { count, tempDir } from "../../harness/db.ts";
 import { TranscriptBuilder } from "../../harness/transcript.ts";
 import { ingestSession } from "../../src/capture/session.ts";
 import { openForWrite } from "../../src/db/open.ts";
-import { beginDeferral, endDeferral, tidyIndexes, USERMERGE } from "../../src/db/queries/fts-deferral.ts";
+import { beginDeferral, endDeferral, tidyIndexes } from "../../src/db/queries/fts-deferral.ts";
+import { USERMERGE } from "../../src/db/schema.ts";
 import { indexState, queriesOf, searchOutputs } from "../helpers/fts.ts";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");

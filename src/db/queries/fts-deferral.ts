@@ -181,27 +181,8 @@ function optimizeWritten(db: Database, since: NewestIds): void {
 /** Leaf pages one `merge` step writes at most: a transaction of a few MiB. */
 const MERGE_STEP_PAGES = 1000;
 
-/**
- * FTS5 `usermerge`: a `merge` step merges the segments of a level once it holds this many. Two,
- * not FTS5's 4: a search walks each term in each segment, and an index whose pages sit mostly in
- * one segment answers a query in about half the time (docs/search.md, "Speed").
- */
-export const USERMERGE = 2;
-
-/** Leaf pages the Stop worker's step writes at most per index: ~10 ms of write lock when it merges. */
+/** Leaf pages the Stop worker's step writes at most per index: ~30 ms of write lock for the three. */
 export const TIDY_STEP_PAGES = 100;
-
-/** `usermerge` set to USERMERGE on each index where it is not yet (it is kept in the index's config). */
-function ensureUsermerge(db: Database): void {
-  const tables = Object.values(FTS_OF);
-  const set = db
-    .query(`SELECT ${tables.map((t) => `(SELECT v FROM ${t}_config WHERE k = 'usermerge')`).join(", ")}`)
-    .values()[0] as (number | null)[];
-  tables.forEach((t, i) => {
-    if (set[i] !== USERMERGE)
-      db.query(`INSERT INTO ${t}(${t}, rank) VALUES ('usermerge', $n)`).run({ n: USERMERGE });
-  });
-}
 
 /** Rows changed so far on this connection: a `merge` that merged something changes at least two. */
 function totalChanges(db: Database): number {
@@ -211,17 +192,17 @@ function totalChanges(db: Database): number {
 /** One FTS5 `merge` step of at most `pages` pages, in its own transaction; whether it merged anything. */
 function mergeStep(db: Database, table: string, pages: number): boolean {
   const before = totalChanges(db);
-  writeTransaction(db, () => {
-    ensureUsermerge(db);
-    db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`).run({ pages });
-  });
+  writeTransaction(db, () =>
+    db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`).run({ pages }),
+  );
   return totalChanges(db) - before >= 2;
 }
 
 /**
  * The merging `automerge` held back during the deferral, done at its end: FTS5 `merge` steps, each
- * in its own transaction, until no level holds `usermerge` segments. Left to later writes, it
- * would fall on hooks, a little at a time, and searches would walk the extra segments meanwhile.
+ * in its own transaction, until no level holds `usermerge` segments (2: schema.ts USERMERGE). Left
+ * to later writes, it would fall on hooks, a little at a time, and searches would walk the extra
+ * segments meanwhile.
  */
 function mergeSettled(db: Database, table: string): void {
   while (mergeStep(db, table, MERGE_STEP_PAGES));
@@ -239,7 +220,6 @@ export function tidyIndexes(db: Database, pages = TIDY_STEP_PAGES): boolean {
   let merged = false;
   // One transaction for the three: a Stop pays for one commit, and a hook waits ~30 ms at most.
   writeTransaction(db, () => {
-    ensureUsermerge(db);
     for (const t of Object.values(FTS_OF)) {
       const before = totalChanges(db);
       db.query(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', $pages)`).run({ pages });

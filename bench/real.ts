@@ -180,6 +180,7 @@ function realChain(h: HookBench, s: RealSession, base: string, prepared: boolean
   copyDb(base, template);
   const db = openForWrite(template);
   ingestSession(db, { path: transcript, sessionId: s.id, project: s.project, now: Date.now() });
+  asStopsKeepIt(db);
   if (prepared) preparePush(db, s.id, shellQuote(h.bin), Date.now());
   db.close();
   return { id: s.id, transcript, template, project: s.project, born: bornAfter(template) };

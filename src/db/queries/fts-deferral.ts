@@ -8,7 +8,7 @@
  * an owner; the last to end removes the row, and a writer that finds only owners that are gone
  * (a killed import) runs the pass and removes it (`settleDeferral`, from openForWrite). Also the
  * merge step the Stop worker takes behind the client, which keeps the indexes in few segments
- * (`tidyIndexes`; docs/search.md, "Speed").
+ * (`tidyIndexes`; docs/search.md, "After each Stop, one merge step").
  */
 import type { Database } from "bun:sqlite";
 import { DETAIL_FTS_TEXT, EVENT_FTS_TEXT, UNINDEXED_ATTACHMENT } from "../schema.ts";
@@ -211,9 +211,9 @@ function mergeSettled(db: Database, table: string): void {
 /**
  * The Stop worker's step, once its turn is written (behind the client): one `merge` step per index,
  * so that the small segment each write adds is merged level by level into few, most of the pages
- * in one (docs/search.md, "Speed"). A step with nothing to merge reads the index's structure
- * and writes nothing. Not during a bulk ingest: its passes add segments its end merges. Whether
- * any index merged something.
+ * in one (docs/search.md, "After each Stop, one merge step"). A step with nothing to merge reads
+ * the index's structure and writes nothing. Not during a bulk ingest: its passes add segments its
+ * end merges. Whether any index merged something.
  */
 export function tidyIndexes(db: Database, pages = TIDY_STEP_PAGES): boolean {
   if (deferralOn(db)) return false;

@@ -18,22 +18,16 @@ import {
   STALE_OWNER_MS,
   settleDeferral,
 } from "../../src/db/queries/fts-deferral.ts";
-import { indexState, queriesOf, searchOutputs } from "../helpers/fts.ts";
+import { INDEXES, indexState, queriesOf, searchOutputs, segmentsOf } from "../helpers/fts.ts";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");
 const FIXTURE_INPUTS = [join(FIXTURES, "transcripts"), join(FIXTURES, "activity"), SAMPLE];
 const CORPUS_TRANSCRIPTS = join(CORPUS, "transcripts");
 const CLI = join(REPO, "src", "cli.ts");
-const INDEX_NAMES = ["bodies_fts", "details_fts", "events_fts"];
-
-/** Each index's segments: one segment id per segment in its %_idx table. */
-function segmentsOf(db: Database): number[] {
-  return INDEX_NAMES.map((t) => count(db, `SELECT count(DISTINCT segid) AS n FROM ${t}_idx`));
-}
 
 /** Each index's FTS5 `automerge` as configured (null: never set, FTS5's default of 4). */
 function automerge(db: Database): (number | null)[] {
-  return INDEX_NAMES.map(
+  return INDEXES.map(
     (t) =>
       (db.query(`SELECT v FROM ${t}_config WHERE k = 'automerge'`).get() as { v: number } | null)?.v ?? null,
   );

@@ -14,14 +14,10 @@ import { ingestSession } from "../../src/capture/session.ts";
 import { openForWrite } from "../../src/db/open.ts";
 import { beginDeferral, endDeferral, tidyIndexes } from "../../src/db/queries/fts-deferral.ts";
 import { USERMERGE } from "../../src/db/schema.ts";
-import { indexState, queriesOf, searchOutputs } from "../helpers/fts.ts";
+import { INDEXES, indexState, queriesOf, searchOutputs, segmentsOf } from "../helpers/fts.ts";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");
-const INDEXES = ["bodies_fts", "details_fts", "events_fts"];
 const TURNS = 160;
-
-const segmentsOf = (db: Database) =>
-  INDEXES.map((t) => count(db, `SELECT count(DISTINCT segid) AS n FROM ${t}_idx`));
 
 /** Turn `i` of a session: a prompt, a Bash call with its output, an edit and a reply. */
 function addTurn(b: TranscriptBuilder, i: number): void {

@@ -7,7 +7,15 @@ import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { cliInProcess } from "./cli-in-process.ts";
 
-const INDEXES = ["bodies_fts", "details_fts", "events_fts"] as const;
+/** The full-text indexes, in the order the helpers below report them. */
+export const INDEXES = ["bodies_fts", "details_fts", "events_fts"] as const;
+
+/** Each index's segments: one segment id per segment in its %_idx table. */
+export function segmentsOf(db: Database): number[] {
+  return INDEXES.map(
+    (t) => (db.query(`SELECT count(DISTINCT segid) AS n FROM ${t}_idx`).get() as { n: number }).n,
+  );
+}
 
 /**
  * Per index: how many rows it holds and a hash of their rowids in order (a row indexed twice or

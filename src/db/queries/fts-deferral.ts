@@ -189,12 +189,10 @@ function totalChanges(db: Database): number {
   return (db.query("SELECT total_changes() AS n").get() as { n: number }).n;
 }
 
-/** One FTS5 `merge` step of at most `pages` pages, in its own transaction; whether it merged anything. */
-function mergeStep(db: Database, table: string, pages: number): boolean {
+/** One FTS5 `merge` command of at most `pages` pages, in the caller's transaction; whether it merged anything. */
+function mergeOnce(db: Database, table: string, pages: number): boolean {
   const before = totalChanges(db);
-  writeTransaction(db, () =>
-    db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`).run({ pages }),
-  );
+  db.query(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', $pages)`).run({ pages });
   return totalChanges(db) - before >= 2;
 }
 
@@ -205,7 +203,7 @@ function mergeStep(db: Database, table: string, pages: number): boolean {
  * segments meanwhile.
  */
 function mergeSettled(db: Database, table: string): void {
-  while (mergeStep(db, table, MERGE_STEP_PAGES));
+  while (writeTransaction(db, () => mergeOnce(db, table, MERGE_STEP_PAGES)));
 }
 
 /**
@@ -217,16 +215,12 @@ function mergeSettled(db: Database, table: string): void {
  */
 export function tidyIndexes(db: Database, pages = TIDY_STEP_PAGES): boolean {
   if (deferralOn(db)) return false;
-  let merged = false;
   // One transaction for the three: a Stop pays for one commit, and a hook waits ~30 ms at most.
-  writeTransaction(db, () => {
-    for (const t of Object.values(FTS_OF)) {
-      const before = totalChanges(db);
-      db.query(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', $pages)`).run({ pages });
-      merged ||= totalChanges(db) - before >= 2;
-    }
+  return writeTransaction(db, () => {
+    let merged = false;
+    for (const t of Object.values(FTS_OF)) merged = mergeOnce(db, t, pages) || merged;
+    return merged;
   });
-  return merged;
 }
 
 /**

@@ -116,23 +116,9 @@ export interface Ranked {
  * its forms two (`migrat` for `migrations`), by a synonym only one (docs/search.md, "Ranking").
  */
 export function strength(r: { terms: number; own: number; exact: number }): number {
-  return strengthOf(r.terms, r.own, r.exact);
+  return bitCount(r.terms) + bitCount(r.own & r.terms) + bitCount(r.exact & r.terms);
 }
 
-/** strength() of the three masks, its bit counts inline: ranking calls it per row in a cold process. */
-function strengthOf(terms: number, own: number, exact: number): number {
-  let a = terms - ((terms >>> 1) & 0x55555555);
-  a = (a & 0x33333333) + ((a >>> 2) & 0x33333333);
-  let b = (own & terms) - (((own & terms) >>> 1) & 0x55555555);
-  b = (b & 0x33333333) + ((b >>> 2) & 0x33333333);
-  let c = (exact & terms) - (((exact & terms) >>> 1) & 0x55555555);
-  c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
-  return (
-    ((((a + (a >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24) +
-    ((((b + (b >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24) +
-    ((((c + (c >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24)
-  );
-}
 
 /** How a parsed query reads the trigram index, and the clauses a row must satisfy. */
 export interface TermsMatch {
@@ -309,7 +295,7 @@ export function rankCandidates(
         exact: exact[i]!,
       };
       all.push(r);
-      strengths.push(strengthOf(r.terms, r.own, r.exact));
+      strengths.push(strength(r));
     }
   }
   // Rows before turns: more of the terms first, then bm25, then newest; each row's strength is
@@ -392,8 +378,7 @@ export function rankTurns(ranked: readonly Ranked[], termCount: number): RankedT
   // Terms held, then terms in the best row, then spread (< 1e6: 30 terms, each idf × log < 1e3).
   for (let k = 0; k < turns.length; k++) {
     const t = turns[k]!;
-    const b = t.best;
-    t.key = strengthOf(t.terms, t.own, t.exact) * 1e8 + strengthOf(b.terms, b.own, b.exact) * 1e6 + t.spread;
+    t.key = strength(t) * 1e8 + strength(t.best) * 1e6 + t.spread;
   }
   turns.sort(
     (a, b) => b.key - a.key || a.best.score - b.best.score || b.best.ts - a.best.ts || b.best.id - a.best.id,

@@ -119,7 +119,6 @@ export function strength(r: { terms: number; own: number; exact: number }): numb
   return bitCount(r.terms) + bitCount(r.own & r.terms) + bitCount(r.exact & r.terms);
 }
 
-
 /** How a parsed query reads the trigram index, and the clauses a row must satisfy. */
 export interface TermsMatch {
   /** FTS5 query of single trigrams, or null when no term can be looked up by trigrams. */

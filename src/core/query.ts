@@ -60,7 +60,9 @@ under until up upon us very was wasn't we we'd we'll we're we've were weren't wh
 while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've your yours yourself
 yourselves tell show find remember recall happened happen thing things something anything way ago last previous
 previously back went going gonna want wanted know knew think thought look looked say said see saw make made use used
-using one ones there's was were still already ever`.split(/\s+/),
+using one ones there's was were still already ever actually really even though although anyway instead maybe perhaps`.split(
+    /\s+/,
+  ),
 );
 
 /** Whether a folded word is a stop word. */
@@ -72,16 +74,20 @@ export function isStopWord(word: string): boolean {
  * Coding words people use for the same thing, one group per line. A query word holding one of a
  * group's stems also matches the others. General vocabulary of the trade, not of any one project:
  * tools by what they do (`linter` → eslint, biome), the usual abbreviations (`db`, `repo`, `auth`).
+ * A line `kind words : tools` is one-way: who forgot a tool's name asks for its kind (`the ORM`,
+ * `the linter`), so the kind finds each tool, and a tool only the kind, never the other tools
+ * (who types `jest` means jest, not vitest).
  */
 const SYNONYMS: readonly string[] = [
-  "lint linter linting eslint biome ruff flake8 pylint clippy golangci",
-  "format formatter formatting prettier rustfmt gofmt black",
+  "lint linter linting : eslint biome ruff flake8 pylint clippy golangci stylelint",
+  "format formatter formatting : prettier rustfmt gofmt black",
   "login logon signin sign-in auth authentication authenticate credential oauth",
   "token jwt bearer",
   "renew renewal refresh",
-  "database db sqlite postgres postgresql mysql sql",
+  "database db sql : sqlite postgres postgresql mysql mariadb mongodb redis",
+  "orm : prisma sqlalchemy drizzle typeorm sequelize mongoose hibernate activerecord",
   "migration migrate schema alembic",
-  "test tests testing spec pytest jest vitest",
+  "test tests testing spec : pytest jest vitest mocha junit rspec playwright cypress",
   "error errors fail failed failure failing exception traceback crash panic broken",
   "bug issue defect regression",
   "fix fixed patch repair",
@@ -95,20 +101,35 @@ const SYNONYMS: readonly string[] = [
   "documentation docs readme",
   "performance perf slow speed latency benchmark bench fast faster",
   "deploy deployment release publish ship",
-  "build compile bundle",
+  "build compile bundle bundler : webpack vite esbuild rollup parcel turbopack",
   "function func method",
   "endpoint route api handler",
   "permission permissions chmod sudo denied",
   "timeout hang hangs stuck timed",
   "image picture screenshot png jpg",
-  "container docker dockerfile",
+  "container docker dockerfile podman",
   "typescript tsc types",
+  "javascript nodejs",
   "environment env variable",
+  "virtualenv venv",
   "terminal shell bash command",
   "frontend ui page view",
+  "editor ide : vscode vim neovim emacs nano",
+  "browser : chrome chromium firefox safari",
+  "screen display monitor",
+  "gpu graphics : nvidia cuda rocm",
+  "signing signature signed gpg pgp keyring keychain",
+  "certificate cert tls ssl",
+  "cloud : aws gcp azure",
+  "download downloaded : wget curl",
+  "keyboard shortcut hotkey keybinding",
+  "schedule scheduled cron timer",
+  "upgrade update bump",
+  "revert rollback undo",
+  "disk storage drive",
   "start launch boot",
   "stop kill terminate",
-  "memory oom leak",
+  "memory ram oom leak",
   "branch checkout",
   "merge rebase",
   "password secret key credentials",
@@ -211,11 +232,14 @@ function synonymsOf(word: string): string[] {
   const found = new Set<string>();
   for (const line of SYNONYMS) {
     if (!line.includes(byStem ? stem : word)) continue;
-    const words = line.split(" ");
+    const cut = line.indexOf(" : ");
+    const kinds = (cut < 0 ? line : line.slice(0, cut)).split(" ");
+    const tools = cut < 0 ? [] : line.slice(cut + 3).split(" ");
     const inGroup = (w: string) =>
       w === word || stemOf(w) === word || (byStem && (w === stem || stemOf(w) === stem));
-    if (!words.some(inGroup)) continue;
-    for (const w of words) if (w !== word) found.add(w);
+    // A kind's word finds the other kind words and every tool; a tool finds the kind words only.
+    const reach = kinds.some(inGroup) ? [...kinds, ...tools] : tools.some(inGroup) ? kinds : [];
+    for (const w of reach) if (w !== word) found.add(w);
   }
   return [...found];
 }

@@ -11,15 +11,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   evaluateQuestions,
+  evaluateWithRetry,
   loadQuestions,
   QUESTION_STYLES,
   type QuestionResult,
   renderQuestions,
+  renderRetries,
   resolveAnswers,
   type ScopeName,
   SPLITS,
   scopeFor,
   tally,
+  typoQuestions,
 } from "../harness/questions.ts";
 import { replay } from "../src/capture/replay.ts";
 import { openForWrite } from "../src/db/open.ts";
@@ -64,7 +67,14 @@ export async function benchQuestions(): Promise<string> {
       join(WORK, "questions.json"),
       JSON.stringify({ tallies, at: new Date().toISOString() }, null, 1),
     );
-    return renderQuestions(questions, answers, results);
+    const typos = typoQuestions(questions);
+    const typoAnswers = new Map(typos.map((q) => [q.id, answers.get(q.id.replace(/-typo$/, ""))!]));
+    return [
+      renderQuestions(questions, answers, results),
+      ...(["project", "all"] as const).map((scope) =>
+        renderRetries(scope, evaluateWithRetry(db, typos, scopeFor(scope), typoAnswers)),
+      ),
+    ].join("\n");
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

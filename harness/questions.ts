@@ -18,6 +18,8 @@
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { withNearest } from "../src/core/did-you-mean.ts";
+import { isStopWord } from "../src/core/query.ts";
 import { SEARCH_KINDS } from "../src/core/search.ts";
 import type { Scope } from "../src/db/project.ts";
 import { searchTurns } from "../src/read/search-turns.ts";
@@ -175,13 +177,95 @@ export function evaluateQuestions(
 ): QuestionResult[] {
   return questions.map((q) => {
     const answer = answers.get(q.id)!;
-    const results = searchTurns(db, scope(q, answer), q.args, SEARCH_KINDS, RESULTS).results;
-    const keys = results.map((r) =>
-      r.hit.turnNumber === null ? null : `${r.hit.origin}:${r.hit.turnNumber}`,
-    );
-    const at = keys.findIndex((k) => k !== null && answer.turns.has(k));
-    return { question: q, rank: at === -1 ? null : at + 1, empty: results.length === 0 };
+    const found = ask(db, scope(q, answer), q.args, answer);
+    return { question: q, rank: found.rank, empty: found.empty };
   });
+}
+
+/** One search as `search` runs it: the answer's rank in the top RESULTS, and the also-try query. */
+function ask(
+  db: Database,
+  scope: Scope,
+  args: readonly string[],
+  answer: Answer,
+): { rank: number | null; empty: boolean; retry: string[] | null } {
+  const res = searchTurns(db, scope, args, SEARCH_KINDS, RESULTS);
+  const at = res.results.findIndex(
+    (r) => r.hit.turnNumber !== null && answer.turns.has(`${r.hit.origin}:${r.hit.turnNumber}`),
+  );
+  return {
+    rank: at === -1 ? null : at + 1,
+    empty: res.results.length === 0,
+    retry: withNearest(args, res.unheld),
+  };
+}
+
+/** A question asked once, and again as its "also try" line says when the first search missed. */
+export interface RetryResult {
+  question: Question;
+  /** The answer's rank in the first search's top RESULTS. */
+  first: number | null;
+  /** The search offered an "also try" query (a word no row holds had a near word). */
+  offered: boolean;
+  /** The rank after at most two searches: the first, else the "also try" one. */
+  rank: number | null;
+}
+
+/** Each question asked as a model following the output would: the also-try query when the first missed. */
+export function evaluateWithRetry(
+  db: Database,
+  questions: readonly Question[],
+  scope: (q: Question, a: Answer) => Scope,
+  answers: Map<string, Answer>,
+): RetryResult[] {
+  return questions.map((q) => {
+    const answer = answers.get(q.id)!;
+    const first = ask(db, scope(q, answer), q.args, answer);
+    const again =
+      first.rank === null && first.retry ? ask(db, scope(q, answer), first.retry, answer).rank : null;
+    return { question: q, first: first.rank, offered: first.retry !== null, rank: first.rank ?? again };
+  });
+}
+
+/**
+ * The questions again with one typo each (docs/search.md, "Nearest words"): in a name question its
+ * longest name, in a natural one its longest word of 7 letters or more, loses the letter 60% into
+ * it (never the first or last). Questions without such a word are left out. Derived, not written:
+ * the rule is fixed, so no typo is picked for what it finds.
+ */
+export function typoQuestions(questions: readonly Question[]): Question[] {
+  const out: Question[] = [];
+  for (const q of questions) {
+    if (q.style !== "name" && q.style !== "natural") continue;
+    const name = (w: string) => /[a-z0-9][A-Z]|[_./-]|\d/.test(w);
+    const pick = q.args
+      .map((w, i) => ({ w, i }))
+      .filter(({ w }) =>
+        q.style === "name" ? name(w) && w.length >= 6 : /^[a-z]{7,}$/.test(w) && !isStopWord(w),
+      )
+      .sort((a, b) => b.w.length - a.w.length || a.i - b.i)[0];
+    if (!pick) continue;
+    const cut = Math.min(pick.w.length - 2, Math.max(1, Math.floor(pick.w.length * 0.6)));
+    const args = [...q.args];
+    args[pick.i] = pick.w.slice(0, cut) + pick.w.slice(cut + 1);
+    out.push({ ...q, id: `${q.id}-typo`, args });
+  }
+  return out;
+}
+
+/** Recall of the typo questions by style (name, natural): @5 of the first search and after the also-try. */
+export function renderRetries(name: ScopeName, results: readonly RetryResult[]): string {
+  const lines = [`typos, ${name} scope (one letter dropped from a name or a long word)`];
+  for (const style of ["name", "natural", "all"] as const) {
+    const rs = results.filter((r) => style === "all" || r.question.style === style);
+    const first = rs.filter((r) => r.first !== null).length;
+    const after = rs.filter((r) => r.rank !== null).length;
+    const offered = rs.filter((r) => r.offered).length;
+    lines.push(
+      `  ${style.padEnd(10)} n ${String(rs.length).padStart(3)}   @5 ${pct(first, rs.length).padStart(6)}   after "also try" ${pct(after, rs.length).padStart(6)}   offered ${offered}`,
+    );
+  }
+  return lines.join("\n");
 }
 
 export interface Tally {

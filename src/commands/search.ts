@@ -1,4 +1,5 @@
 import { formatIso } from "../core/clock.ts";
+import { withNearest } from "../core/did-you-mean.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { databasePath, joinPath, normalizeProject } from "../core/paths.ts";
 import {
@@ -114,6 +115,14 @@ export default defineCommand({
       );
       const given = words.map((w) => w.trim());
       const res = searchTurns(db, scope, given, kinds, limit);
+      const retried = withNearest(given, res.unheld);
+      // The printed commands search what this one did: its scope and kind as given.
+      const againArgs = [
+        ...(args.session !== undefined ? ["--session", args.session] : []),
+        ...(args.project !== undefined ? ["--project", args.project] : []),
+        ...(args.all ? ["--all"] : []),
+        ...(args.kind ? ["--kind", args.kind] : []),
+      ];
       const view: SearchView = {
         query: given.join(" "),
         terms: res.terms,
@@ -128,10 +137,14 @@ export default defineCommand({
           selfInvocation(),
           "search",
           ...given,
-          ...(args.kind ? ["--kind", args.kind] : []),
+          ...againArgs,
           "--limit",
           String(limit * 2),
         ),
+        unheld: res.unheld,
+        ...(retried
+          ? { retryCommand: commandLine(selfInvocation(), "search", ...retried, ...againArgs) }
+          : {}),
         results: res.results.map((r) => ({
           ...r,
           detailCommand: detailCommand(r.hit),

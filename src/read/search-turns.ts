@@ -1,5 +1,7 @@
 /** Ranked search over a scope, shared by `search` and `ui` (docs/search.md, "Ranking"). */
 
+import { mayBeMistyped, type NearWord, nearestWords, type Unheld } from "../core/did-you-mean.ts";
+import { TRIGRAM_MIN, trigramQuery } from "../core/fts-terms.ts";
 import { ownForms, parseQuery, type QueryTerm, termHeld } from "../core/query.ts";
 import {
   COVERAGE_TERMS,
@@ -48,13 +50,13 @@ export function rankedMatches(
   words: readonly string[],
   kinds: readonly SearchKind[],
   limit = Number.POSITIVE_INFINITY,
-): { ranked: Ranked[]; capped: boolean; terms: QueryTerm[] } {
+): { ranked: Ranked[]; capped: boolean; terms: QueryTerm[]; query: ScopedQuery } {
   const terms = parseQuery(words).slice(0, COVERAGE_TERMS);
   const folds = caseFolds(terms.flatMap((t) => t.forms.map((f) => f.s)));
   // The chain's parts and each index's bounds once: every query of the search reads the same scope.
   const chain = scope.kind === "chain" ? chainParts(db, scope.live) : undefined;
   const bounds = scopeBounds(db, kinds, scope, chain);
-  const query = (k: SearchKind, sub: readonly QueryTerm[]) => {
+  const query: ScopedQuery = (k, sub) => {
     const b = bounds?.get(k);
     return {
       scope,
@@ -118,7 +120,43 @@ export function rankedMatches(
     ),
     capped,
     terms,
+    query,
   };
+}
+
+/** A search's lookup of terms in one index of its scope (the scope's bounds and chain read once). */
+type ScopedQuery = (k: SearchKind, sub: readonly QueryTerm[]) => SearchQuery;
+
+/** Rows read per index and piece of a word no row holds, for the words near it (nearestInScope). */
+const NEAR_ROWS = 50;
+
+/**
+ * Words of the scope near `word`, which no row holds (docs/search.md, "Nearest words"): read from
+ * the newest rows holding its first or its second half, one of which a single typo leaves whole.
+ */
+function nearestInScope(
+  db: Database,
+  kinds: readonly SearchKind[],
+  query: ScopedQuery,
+  word: string,
+): NearWord[] {
+  const folded = foldCase(word);
+  const cps = [...folded];
+  const half = Math.ceil(cps.length / 2);
+  const pieces = [
+    cps.slice(0, Math.max(half, TRIGRAM_MIN)),
+    cps.slice(Math.min(half, cps.length - TRIGRAM_MIN)),
+  ]
+    .map((p) => p.join(""))
+    .filter((p, i, all) => all.indexOf(p) === i);
+  const texts: string[] = [];
+  for (const k of kinds)
+    for (const piece of pieces) {
+      const q = { ...query(k, []), match: trigramQuery(piece), clauses: [] };
+      if (q.match === null) continue;
+      for (const c of searchCandidates(db, k, q, NEAR_ROWS).candidates) texts.push(c.head);
+    }
+  return nearestWords(word, texts);
 }
 
 /**
@@ -170,9 +208,27 @@ export function searchTurns(
   words: readonly string[],
   kinds: readonly SearchKind[],
   limit: number,
-): { results: TurnResult[]; more: boolean; anyWord: boolean; terms: string[]; queryTerms: QueryTerm[] } {
-  const { ranked, capped, terms } = rankedMatches(db, scope, words, kinds, limit);
+): {
+  results: TurnResult[];
+  more: boolean;
+  anyWord: boolean;
+  terms: string[];
+  queryTerms: QueryTerm[];
+  unheld: Unheld[];
+} {
+  const { ranked, capped, terms, query } = rankedMatches(db, scope, words, kinds, limit);
   const turns = rankTurns(ranked, terms.length);
+  let held = 0;
+  for (const t of turns) held |= t.terms;
+  // A word or name as typed that no row of the scope holds: the words near it are what the memory
+  // holds instead. Only terms looked up on their own count (a word too short for the index is not).
+  const unheld = terms
+    .filter((t, i) => !t.hidden && i < COVERAGE_TERMS && (held & (1 << i)) === 0 && termIndexable(t))
+    .slice(0, UNHELD_MAX)
+    .map((t) => ({
+      term: t.text,
+      near: mayBeMistyped(t.text) ? nearestInScope(db, kinds, query, t.text) : [],
+    }));
   const shown = turns.slice(0, limit);
   // "Every word" is what the user typed: each word, and each name whole (a phrase is its words);
   // windows show those, not an identifier's parts or a phrase's span.
@@ -219,5 +275,9 @@ export function searchTurns(
     anyWord: plain.length > 1 && turns.length > 0 && !turns.some((t) => (t.terms & visible) === visible),
     terms: plain.map((t) => t.text),
     queryTerms: terms,
+    unheld,
   };
 }
+
+/** Unheld words looked into per search, at most. */
+const UNHELD_MAX = 3;

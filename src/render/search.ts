@@ -51,6 +51,10 @@ export interface SearchView {
   anyWord: boolean;
   more: boolean;
   moreCommand: string;
+  /** Typed words no row of the scope holds, each with the words near it that the scope holds. */
+  unheld?: readonly { term: string; near: readonly { word: string; count: number }[] }[];
+  /** The query with each unheld word replaced by its nearest (`unheld`), when one has any. */
+  retryCommand?: string;
   results: SearchResultView[];
 }
 
@@ -111,11 +115,13 @@ export function renderSearch(v: SearchView, max = PULL_MAX_BYTES): string {
     return [
       ...head,
       `No match in ${v.scopeLabel}${onlyKind}.`,
+      ...unheldLines(v),
       "",
       `Try fewer or other words${v.scopeAll ? "" : ", or --all to search every project"}. Words shorter than 3 characters only match as part of a longer text.`,
     ].join("\n");
   head.push(
     `**Scope:** ${v.scopeLabel} · best match first${v.anyWord ? " · no result held every word, showing results with any of them" : ""}`,
+    ...unheldLines(v),
     "",
   );
   const narrow = v.kinds.length > 1 ? ", or narrow with --kind l2|l3|events" : "";
@@ -151,6 +157,23 @@ export function renderSearch(v: SearchView, max = PULL_MAX_BYTES): string {
   return out.join("\n");
 }
 
+/**
+ * The typed words no row holds, with the nearest words the scope holds and the query again with
+ * them: a typo (`refrshToken`) is one command away from what the memory calls it.
+ */
+function unheldLines(v: SearchView): string[] {
+  const unheld = v.unheld ?? [];
+  if (unheld.length === 0) return [];
+  const words = unheld.map((u) =>
+    u.near.length === 0
+      ? u.term
+      : `${u.term} (nearest here: ${u.near.map((n) => `${n.word} ×${n.count}`).join(", ")})`,
+  );
+  const lines = [`**No row holds:** ${fit(words.join("; "), ECHO_MAX)}`];
+  if (v.retryCommand && v.retryCommand.length <= ECHO_MAX * 2) lines.push(`   → also try: ${v.retryCommand}`);
+  return lines;
+}
+
 /** `throughline.search.v1`: fields are added, never removed (docs/contract.md). */
 export function searchJson(v: SearchView): Record<string, unknown> {
   return {
@@ -163,6 +186,9 @@ export function searchJson(v: SearchView): Record<string, unknown> {
     more: v.more,
     more_command: v.more ? v.moreCommand : null,
     terms: v.terms,
+    // Typed words no row of the scope holds, with the words near them that it holds.
+    unheld: (v.unheld ?? []).map((u) => ({ term: u.term, nearest: u.near })),
+    also_try_command: v.retryCommand ?? null,
     results: v.results.map((r, i) => {
       const h = r.hit;
       return {

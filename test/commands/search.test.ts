@@ -131,10 +131,10 @@ describe("search", () => {
     const j = search("token", "--limit", "1");
     expect(j.results.length).toBe(1);
     expect(j.more).toBe(true);
-    expect(j.more_command).toBe(`${CLI_INVOCATION} search token --limit 2`);
+    expect(j.more_command).toBe(`${CLI_INVOCATION} search token --all --limit 2`);
     const text = runCli(["search", "token", "--limit", "1", "--db", db, "--all"]).stdout;
     expect(text).toContain(
-      `*(showing 1; more matched: \`${CLI_INVOCATION} search token --limit 2\`, or narrow with --kind l2|l3|events)*`,
+      `*(showing 1; more matched: \`${CLI_INVOCATION} search token --all --limit 2\`, or narrow with --kind l2|l3|events)*`,
     );
     expect(search("token", "--limit", "2").more).toBe(false);
   });
@@ -424,6 +424,29 @@ describe("search: golden output", () => {
     expectGolden("search/partial.txt", cli("refreshAccessToken", "zyzzyva"));
     expectGolden("search/no-match.txt", cli("zyzzyva"));
     expectGolden("search/limit.txt", cli("token", "--limit", "1"));
+  });
+  test("a word no row holds: the words near it that the memory holds, and the query again with them", () => {
+    const text = cli("refreshAcessToken", "expiry");
+    expectGolden("search/typo.txt", text);
+    expect(text).toContain("**No row holds:** refreshAcessToken (nearest here: refreshAccessToken ×");
+    // the printed command, run as printed, finds what the typo missed
+    const retry = text.match(/^ {3}→ also try: (.+)$/m)![1]!;
+    expect(retry).toBe(`${CLI_INVOCATION} search refreshAccessToken expiry --all`);
+    const again = cli("refreshAccessToken", "expiry");
+    expect(again).not.toContain("No row holds");
+    expect(again).toContain("refreshAccessToken");
+    // nothing near: the word is named, no command is offered
+    const none = cli("zyzzyva");
+    expect(none).toContain("**No row holds:** zyzzyva\n");
+    expect(none).not.toContain("also try");
+  });
+  test("--json: the words no row holds, their nearest, and the also-try command", () => {
+    const out = runCli(["search", "refreshAcessToken", "--db", db, "--all", "--json"]);
+    const j = JSON.parse(out.stdout);
+    expect(j.unheld).toEqual([
+      { term: "refreshAcessToken", nearest: [expect.objectContaining({ word: "refreshAccessToken" })] },
+    ]);
+    expect(j.also_try_command).toBe(`${CLI_INVOCATION} search refreshAccessToken --all`);
   });
   test("--json (throughline.search.v1)", () => {
     const out = runCli(["search", "canary", "rollback_window", "eu-west-3", "--db", db, "--all", "--json"]);

@@ -7,7 +7,9 @@
  * model takes the guide's command up to `search` and asks, in one quoted argument, a question
  * that holds neither the migration's name nor the error's words; Claude Code's own Bash tool runs
  * it in the default permission mode. The result that reaches the model holds the failing line and
- * the command that opens its turn.
+ * the command that opens its turn. Then the migration's name asked for with a letter dropped: the
+ * output names the word no row holds, the name the memory holds, and an `also try` command, which
+ * the stand-in runs as printed; its result, first, holds the failing line.
  */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
@@ -66,18 +68,35 @@ describe.skipIf(SKIP !== null)("a question as one search argument (real Claude C
       go: `continue ${tag}`,
       ran: `Ran it ${tag}.`,
     };
+    const typo = migration.replace("users_", "usrs_");
     let searched = "";
+    let prefix: string | null = null;
+    let typoSearched = "";
+    let alsoTry = "";
     const script: ScriptFn = (_r, body) => {
       const prompt = lastPrompt(body);
       const step = stepInTurn(body);
       if (prompt === s.run) return step === 0 ? bash("./migrate.sh") : s.ran;
       if (prompt.includes(s.go)) {
-        if (step > 0) return `Found it ${tag}.`;
-        // The guide's command as printed, up to `search`, with the question as one argument.
-        const guide = printed(pushIn(body), "search ");
-        const prefix = guide === null ? null : searchPrefix(guide);
-        searched = prefix === null ? "echo no-search-in-push" : `${prefix} "${QUESTION}"`;
-        return bash(searched);
+        if (step === 0) {
+          // The guide's command as printed, up to `search`, with the question as one argument.
+          const guide = printed(pushIn(body), "search ");
+          prefix = guide === null ? null : searchPrefix(guide);
+          searched = prefix === null ? "echo no-search-in-push" : `${prefix} "${QUESTION}"`;
+          return bash(searched);
+        }
+        if (step === 1) {
+          // The migration's name asked for with a letter dropped, as a hurried user types it.
+          typoSearched = `${prefix ?? "echo"} "what happened with ${typo}"`;
+          return bash(typoSearched);
+        }
+        if (step === 2) {
+          // The `also try` line of what the model was just shown, run as printed.
+          const shown = toolResults(body).map(toolResultText).join("\n");
+          alsoTry = / {3}→ also try: (.+)$/m.exec(shown)?.[1] ?? "echo no-also-try";
+          return bash(alsoTry);
+        }
+        return `Found it ${tag}.`;
       }
       return `Reply to: ${prompt.slice(0, 40)}`;
     };
@@ -126,12 +145,12 @@ describe.skipIf(SKIP !== null)("a question as one search argument (real Claude C
     for (const said of [migration, "tenant_id", "accounts", "does not exist"])
       expect(QUESTION).not.toContain(said);
 
-    // The search's result, as it arrived in the request Claude Code sent right after the call.
+    // The searches' results, as they arrived in the requests Claude Code sent right after each call.
     const results = arrivedBashResults(requests);
-    expect(results.map((b) => b.command)).toEqual([searched]);
-    expect(requests.flatMap((q) => (q.body ? toolResults(q.body) : [])).map(toolResultText)).toEqual([
-      results[0]!.output,
-    ]);
+    expect(results.map((b) => b.command)).toEqual([searched, typoSearched, alsoTry]);
+    expect(requests.flatMap((q) => (q.body ? toolResults(q.body) : [])).map(toolResultText)).toEqual(
+      results.map((b) => b.output),
+    );
     const found = results[0]!;
     expect(found.isError).toBe(false);
     // Scoped to the new session's chain (its Bash has THROUGHLINE_SESSION), which holds the old turns.
@@ -143,5 +162,17 @@ describe.skipIf(SKIP !== null)("a question as one search argument (real Claude C
     expect(block).toBeDefined();
     // The command that opens the turn (or the tool call whole), on its own `   → ` line.
     expect(block!).toMatch(new RegExp(`^ {3}→ ${literal(invocation)} \\S`, "m"));
+
+    // A mistyped name: the output names it, with the name this memory holds, and the query again.
+    const typoOut = results[1]!.output;
+    expect(typoOut).toContain(`**No row holds:** ${typo} (nearest here: ${migration} ×`);
+    expect(alsoTry.startsWith(`${invocation} search `)).toBe(true);
+    expect(alsoTry).toContain(`what happened with ${migration}`);
+    // Run as printed by Claude Code's Bash, it brings the failing line to the model, first.
+    const again = results[2]!;
+    expect(again.isError).toBe(false);
+    expect(again.output).not.toContain("No row holds");
+    expect(again.output).toMatch(/^1\. \[.*\] .* · turn 1$/m);
+    expect(resultBlocks(again.output)[0]).toContain(factLine);
   }, 240_000);
 });

@@ -116,6 +116,13 @@ export default defineCommand({
       const given = words.map((w) => w.trim());
       const res = searchTurns(db, scope, given, kinds, limit);
       const retried = withNearest(given, res.unheld);
+      // Nothing here, or words no row here holds: whether other projects hold them, so that the
+      // model is one command from them (the words alone are looked up: one cheap search).
+      const missing = res.results.length === 0 ? given : res.unheld.map((u) => u.term);
+      const wider =
+        scope.kind !== "all" &&
+        missing.length > 0 &&
+        searchTurns(db, { kind: "all" }, missing, kinds, 1).results.length > 0;
       // The printed commands search what this one did: its scope and kind as given.
       const againArgs = [
         ...(args.session !== undefined ? ["--session", args.session] : []),
@@ -144,6 +151,17 @@ export default defineCommand({
         unheld: res.unheld,
         ...(retried
           ? { retryCommand: commandLine(selfInvocation(), "search", ...retried, ...againArgs) }
+          : {}),
+        ...(wider
+          ? {
+              widerCommand: commandLine(
+                selfInvocation(),
+                "search",
+                ...given,
+                "--all",
+                ...(args.kind ? ["--kind", args.kind] : []),
+              ),
+            }
           : {}),
         results: res.results.map((r) => ({
           ...r,

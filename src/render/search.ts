@@ -55,6 +55,11 @@ export interface SearchView {
   unheld?: readonly { term: string; near: readonly { word: string; count: number }[] }[];
   /** The query with each unheld word replaced by its nearest (`unheld`), when one has any. */
   retryCommand?: string;
+  /**
+   * Nothing matched in this scope, or a word no row here holds, and other projects hold them: the
+   * query with `--all`.
+   */
+  widerCommand?: string;
   results: SearchResultView[];
 }
 
@@ -116,8 +121,9 @@ export function renderSearch(v: SearchView, max = PULL_MAX_BYTES): string {
       ...head,
       `No match in ${v.scopeLabel}${onlyKind}.`,
       ...unheldLines(v),
+      ...(v.widerCommand ? ["Other projects hold a match:", `   → ${v.widerCommand}`] : []),
       "",
-      `Try fewer or other words${v.scopeAll ? "" : ", or --all to search every project"}. Words shorter than 3 characters only match as part of a longer text.`,
+      `Try fewer or other words${v.scopeAll || v.widerCommand ? "" : ", or --all to search every project"}. Words shorter than 3 characters only match as part of a longer text.`,
     ].join("\n");
   head.push(
     `**Scope:** ${v.scopeLabel} · best match first${v.anyWord ? " · no result held every word, showing results with any of them" : ""}`,
@@ -171,6 +177,7 @@ function unheldLines(v: SearchView): string[] {
   );
   const lines = [`**No row holds:** ${fit(words.join("; "), ECHO_MAX)}`];
   if (v.retryCommand && v.retryCommand.length <= ECHO_MAX * 2) lines.push(`   → also try: ${v.retryCommand}`);
+  if (v.widerCommand && v.results.length > 0) lines.push(`   → other projects hold them: ${v.widerCommand}`);
   return lines;
 }
 
@@ -189,6 +196,8 @@ export function searchJson(v: SearchView): Record<string, unknown> {
     // Typed words no row of the scope holds, with the words near them that it holds.
     unheld: (v.unheld ?? []).map((u) => ({ term: u.term, nearest: u.near })),
     also_try_command: v.retryCommand ?? null,
+    // Nothing matched here, or a word no row here holds, and other projects do: the query with --all.
+    wider_command: v.widerCommand ?? null,
     results: v.results.map((r, i) => {
       const h = r.hit;
       return {

@@ -440,6 +440,31 @@ describe("search: golden output", () => {
     expect(none).toContain("**No row holds:** zyzzyva\n");
     expect(none).not.toContain("also try");
   });
+  test("nothing in this scope, a match in another project: the command that searches every project", () => {
+    // canary and rollback_window are only in /home/dev/atlas's session, not in the shop's
+    const run = (...args: string[]) => runCli(["search", ...args, "--db", db]);
+    const out = run("canary", "--session", "act-search-0001");
+    expect(out.exitCode).toBe(0);
+    expect(out.stdout).toContain("No match in session act-search-0001.");
+    expect(out.stdout).toContain(
+      `Other projects hold a match:\n   → ${CLI_INVOCATION} search canary --all\n`,
+    );
+    expect(out.stdout).not.toContain("or --all to search every project");
+    const json = JSON.parse(run("canary", "--session", "act-search-0001", "--json").stdout);
+    expect(json.wider_command).toBe(`${CLI_INVOCATION} search canary --all`);
+    // the printed command, run as printed, finds it
+    expect(run("canary", "--all").stdout).toMatch(/^1\. \[.*· session srch-rank-0001 · turn \d+$/m);
+    // a word this scope does not hold among others it does: the same command, under the word
+    const partial = run("rollback_window", "--session", "act-search-0001").stdout;
+    expect(partial).toContain(
+      `**No row holds:** rollback_window\n   → other projects hold them: ${CLI_INVOCATION} search rollback_window --all\n`,
+    );
+    // held nowhere: no such line, and the hint stays
+    const none = run("zyzzyva", "--session", "act-search-0001");
+    expect(none.stdout).not.toContain("other projects hold");
+    expect(none.stdout).not.toContain("Other projects hold");
+    expect(none.stdout).toContain("or --all to search every project");
+  });
   test("--json: the words no row holds, their nearest, and the also-try command", () => {
     const out = runCli(["search", "refreshAcessToken", "--db", db, "--all", "--json"]);
     const j = JSON.parse(out.stdout);

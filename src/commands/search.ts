@@ -51,6 +51,42 @@ function resolveScope(
 
 export { rankedMatches, searchTurns, type TurnResult };
 
+/**
+ * The commands a search prints to go on from what it found (docs/search.md, "Nearest words"): more
+ * results, the query again with the nearest words for those no row holds, and every project when
+ * nothing here (or a word no row here holds) matched and another project holds them. Each repeats
+ * the scope (`again`) and kind the search was given.
+ */
+function waysBack(
+  db: Database,
+  q: {
+    scope: Scope;
+    given: readonly string[];
+    kinds: readonly SearchKind[];
+    limit: number;
+    again: readonly string[];
+    kind: string | undefined;
+  },
+  res: ReturnType<typeof searchTurns>,
+): Pick<SearchView, "moreCommand" | "unheld" | "retryCommand" | "widerCommand"> {
+  const { scope, given, kinds, again } = q;
+  const kindArgs = q.kind ? ["--kind", q.kind] : [];
+  const search = (...args: string[]) => commandLine(selfInvocation(), "search", ...args);
+  const retried = withNearest(given, res.unheld);
+  // The words alone are looked for everywhere: one cheap search, and only when something is missing.
+  const missing = res.results.length === 0 ? given : res.unheld.map((u) => u.term);
+  const wider =
+    scope.kind !== "all" &&
+    missing.length > 0 &&
+    searchTurns(db, { kind: "all" }, missing, kinds, 1).results.length > 0;
+  return {
+    moreCommand: search(...given, ...again, ...kindArgs, "--limit", String(q.limit * 2)),
+    unheld: res.unheld,
+    ...(retried ? { retryCommand: search(...retried, ...again, ...kindArgs) } : {}),
+    ...(wider ? { widerCommand: search(...given, "--all", ...kindArgs) } : {}),
+  };
+}
+
 function detailCommand(h: SearchHit): string {
   return commandLine(selfInvocation(), "detail", formatIso(h.at), "--session", h.session);
 }
@@ -115,20 +151,11 @@ export default defineCommand({
       );
       const given = words.map((w) => w.trim());
       const res = searchTurns(db, scope, given, kinds, limit);
-      const retried = withNearest(given, res.unheld);
-      // Nothing here, or words no row here holds: whether other projects hold them, so that the
-      // model is one command from them (the words alone are looked up: one cheap search).
-      const missing = res.results.length === 0 ? given : res.unheld.map((u) => u.term);
-      const wider =
-        scope.kind !== "all" &&
-        missing.length > 0 &&
-        searchTurns(db, { kind: "all" }, missing, kinds, 1).results.length > 0;
-      // The printed commands search what this one did: its scope and kind as given.
-      const againArgs = [
+      // The scope as given, for the commands the output prints.
+      const again = [
         ...(args.session !== undefined ? ["--session", args.session] : []),
         ...(args.project !== undefined ? ["--project", args.project] : []),
         ...(args.all ? ["--all"] : []),
-        ...(args.kind ? ["--kind", args.kind] : []),
       ];
       const view: SearchView = {
         query: given.join(" "),
@@ -140,29 +167,7 @@ export default defineCommand({
         limit,
         anyWord: res.anyWord,
         more: res.more,
-        moreCommand: commandLine(
-          selfInvocation(),
-          "search",
-          ...given,
-          ...againArgs,
-          "--limit",
-          String(limit * 2),
-        ),
-        unheld: res.unheld,
-        ...(retried
-          ? { retryCommand: commandLine(selfInvocation(), "search", ...retried, ...againArgs) }
-          : {}),
-        ...(wider
-          ? {
-              widerCommand: commandLine(
-                selfInvocation(),
-                "search",
-                ...given,
-                "--all",
-                ...(args.kind ? ["--kind", args.kind] : []),
-              ),
-            }
-          : {}),
+        ...waysBack(db, { scope, given, kinds, limit, again, kind: args.kind }, res),
         results: res.results.map((r) => ({
           ...r,
           detailCommand: detailCommand(r.hit),

@@ -78,7 +78,7 @@ function waysBack(
   const wider =
     scope.kind !== "all" &&
     missing.length > 0 &&
-    searchTurns(db, { kind: "all" }, missing, kinds, 1).results.length > 0;
+    rankedMatches(db, { kind: "all" }, missing, kinds, 1).ranked.length > 0;
   return {
     moreCommand: search(...given, ...again, ...kindArgs, "--limit", String(q.limit * 2)),
     unheld: res.unheld,

@@ -130,34 +130,88 @@ const MEET_SPAN = 240;
 /** Where a term occurs, in order, the first OCCURRENCES_MAX places. */
 function occurrencesOf(text: string, folded: string, term: QueryTerm): { at: number; len: number }[] {
   const out: { at: number; len: number }[] = [];
-  for (const f of term.forms)
+  let forms = 0;
+  for (const f of term.forms) {
+    const before = out.length;
     for (let n = 0, at = formAt(text, folded, f); at >= 0 && n < OCCURRENCES_MAX; n++) {
       out.push({ at, len: f.s.length });
       at = formAt(text, folded, f, at + f.s.length);
     }
-  return out.sort((a, b) => a.at - b.at).slice(0, OCCURRENCES_MAX);
+    if (out.length > before) forms++;
+  }
+  // One form's places are in order already, and at most OCCURRENCES_MAX.
+  return forms <= 1 ? out : out.sort((a, b) => a.at - b.at).slice(0, OCCURRENCES_MAX);
 }
 
 /**
  * The span where the most distinct terms occur within MEET_SPAN of one another (the earliest such
  * span), with the terms it holds; null when no term occurs. This is the line a result shows
  * first: where the words the user remembers meet is where the fact they are after usually is.
+ * Ranking reads it too (read/search-turns.ts), for rows it has not shown yet: so it sorts the
+ * places natively (each encoded as one number) and slides one window over them, with no call per
+ * place.
  */
-function meetingPlace(
+export function meetingPlace(
   found: readonly { at: number; len: number }[][],
 ): { from: number; to: number; terms: number[] } | null {
-  const all = found.flatMap((occ, k) => occ.map((o) => ({ ...o, k }))).sort((a, b) => a.at - b.at);
-  let best: { from: number; to: number; terms: number[] } | null = null;
-  for (let i = 0; i < all.length; i++) {
-    const start = all[i]!;
-    const terms = new Map<number, number>();
-    let to = start.at + start.len;
-    for (let j = i; j < all.length && all[j]!.at - start.at <= MEET_SPAN; j++) {
-      const o = all[j]!;
-      if (!terms.has(o.k)) terms.set(o.k, o.at);
-      to = Math.max(to, o.at + Math.min(o.len, WINDOW_TERM_MAX));
+  let n = 0;
+  for (const occ of found) n += occ.length;
+  if (n === 0) return null;
+  // (place, term, length) in one number: sorted by place, then term, as the places are read.
+  if (keyBuffer.length < n) keyBuffer = new Float64Array(Math.max(n, keyBuffer.length * 2));
+  const keys = keyBuffer.subarray(0, n);
+  let i = 0;
+  for (let k = 0; k < found.length; k++)
+    for (const o of found[k]!)
+      keys[i++] = (o.at * TERM_SLOTS + k) * LEN_SLOTS + Math.min(o.len, WINDOW_TERM_MAX);
+  keys.sort();
+  const placeOf = (key: number) => Math.floor(key / (TERM_SLOTS * LEN_SLOTS));
+  const termOf = (key: number) => Math.floor(key / LEN_SLOTS) % TERM_SLOTS;
+  // Each start's window holds the places within MEET_SPAN of it; the first start with the most
+  // distinct terms wins. `held[k]` counts term k's places in the window.
+  heldBuffer.fill(0);
+  let distinct = 0;
+  let hi = 0;
+  let bestCount = 0;
+  let bestStart = 0;
+  let bestEnd = 0;
+  for (let lo = 0; lo < n; lo++) {
+    const from = placeOf(keys[lo]!);
+    while (hi < n && placeOf(keys[hi]!) - from <= MEET_SPAN) {
+      if (heldBuffer[termOf(keys[hi]!)]!++ === 0) distinct++;
+      hi++;
     }
-    if (!best || terms.size > best.terms.length) best = { from: start.at, to, terms: [...terms.keys()] };
+    if (distinct > bestCount) {
+      bestCount = distinct;
+      bestStart = lo;
+      bestEnd = hi;
+    }
+    if (--heldBuffer[termOf(keys[lo]!)]! === 0) distinct--;
   }
-  return best;
+  const from = placeOf(keys[bestStart]!);
+  let to = from;
+  const terms: number[] = [];
+  for (let j = bestStart; j < bestEnd; j++) {
+    const key = keys[j]!;
+    if (!terms.includes(termOf(key))) terms.push(termOf(key));
+    to = Math.max(to, placeOf(key) + (key % LEN_SLOTS));
+  }
+  return { from, to, terms };
+}
+
+/** Reused by every meetingPlace of a process: a search reads it for dozens of rows. */
+let keyBuffer = new Float64Array(256);
+
+/**
+ * Terms a place's key has room for (COVERAGE_TERMS is 30), and lengths (WINDOW_TERM_MAX is 200):
+ * a key stays an exact integer for any place below 2^31.
+ */
+const TERM_SLOTS = 64;
+const LEN_SLOTS = 256;
+const heldBuffer = new Int32Array(TERM_SLOTS);
+
+/** How many of `terms` meet in `text` within MEET_SPAN of one another (meetingPlace). */
+export function meetCount(text: string, terms: readonly Term[]): number {
+  const folded = foldCase(text);
+  return meetingPlace(terms.map((t) => occurrencesOf(text, folded, asTerm(t))))?.terms.length ?? 0;
 }

@@ -7,6 +7,7 @@ import {
   COVERAGE_TERMS,
   foldCase,
   type Ranked,
+  type RankedTurn,
   rankCandidates,
   rankTurns,
   SEARCH_CANDIDATES,
@@ -14,12 +15,13 @@ import {
   type SearchCandidate,
   type SearchHit,
   type SearchKind,
+  strength,
   termIndexable,
   termsMatch,
   termsOf,
   windowRows,
 } from "../core/search.ts";
-import { caseFolds, windowsOf } from "../core/snippet.ts";
+import { caseFolds, meetCount, windowsOf } from "../core/snippet.ts";
 import type { Database } from "../db/open.ts";
 import type { Scope } from "../db/project.ts";
 import { chainParts } from "../db/queries/forks.ts";
@@ -50,7 +52,14 @@ export function rankedMatches(
   words: readonly string[],
   kinds: readonly SearchKind[],
   limit = Number.POSITIVE_INFINITY,
-): { ranked: Ranked[]; capped: boolean; terms: QueryTerm[]; query: ScopedQuery } {
+): {
+  ranked: Ranked[];
+  capped: boolean;
+  terms: QueryTerm[];
+  query: ScopedQuery;
+  /** A candidate's head, for where its words meet (byMeeting). */
+  headOf: (kind: SearchKind, id: number) => string;
+} {
   const terms = parseQuery(words).slice(0, COVERAGE_TERMS);
   const folds = caseFolds(terms.flatMap((t) => t.forms.map((f) => f.s)));
   // The chain's parts and each index's bounds once: every query of the search reads the same scope.
@@ -113,6 +122,7 @@ export function rankedMatches(
     if (every.size >= limit) capped = true;
     else lookUpTerms(db, kinds, terms, query, add);
   }
+  const headOf = (kind: SearchKind, id: number) => lists[kinds.indexOf(kind)]?.get(id)?.head ?? "";
   return {
     ranked: rankCandidates(
       lists.map((l) => [...l.values()]),
@@ -121,6 +131,7 @@ export function rankedMatches(
     capped,
     terms,
     query,
+    headOf,
   };
 }
 
@@ -216,8 +227,8 @@ export function searchTurns(
   queryTerms: QueryTerm[];
   unheld: Unheld[];
 } {
-  const { ranked, capped, terms, query } = rankedMatches(db, scope, words, kinds, limit);
-  const turns = rankTurns(ranked, terms.length);
+  const { ranked, capped, terms, query, headOf } = rankedMatches(db, scope, words, kinds, limit);
+  const turns = byMeeting(rankTurns(ranked, terms.length), limit, terms, headOf);
   let held = 0;
   for (const t of turns) held |= t.terms;
   // A word or name as typed that no row of the scope holds: the words near it are what the memory
@@ -277,6 +288,39 @@ export function searchTurns(
     queryTerms: terms,
     unheld,
   };
+}
+
+/** Rows of a turn read for where its words meet (byMeeting). */
+const MEET_ROWS = 8;
+
+/**
+ * `turns` with the `shown` first reordered where they hold the query equally (`strength`): the
+ * turn whose words meet, within a line of one another (core/snippet.ts meetingPlace), in more
+ * numbers in one of its first MEET_ROWS rows first; otherwise as ranked (docs/search.md,
+ * "Ranking"). A question's words near one another are a statement of its answer; the same words
+ * scattered over a long output are often a coincidence. The results shown stay the same turns,
+ * a turn holding more of the words stays above, and only ties are read.
+ */
+function byMeeting(
+  turns: RankedTurn[],
+  shown: number,
+  terms: readonly QueryTerm[],
+  headOf: (kind: SearchKind, id: number) => string,
+): RankedTurn[] {
+  const top = turns.slice(0, shown).map((t, i) => ({ t, i, strength: strength(t), meet: 0 }));
+  const tied = (j: number) =>
+    (j > 0 && top[j - 1]!.strength === top[j]!.strength) ||
+    (j + 1 < top.length && top[j + 1]!.strength === top[j]!.strength);
+  let any = false;
+  top.forEach((x, j) => {
+    if (!tied(j)) return;
+    any = true;
+    for (const m of x.t.members.slice(0, MEET_ROWS))
+      x.meet = Math.max(x.meet, meetCount(headOf(m.kind, m.id), termsOf(m.terms, terms)));
+  });
+  if (!any) return turns;
+  top.sort((a, b) => b.strength - a.strength || b.meet - a.meet || a.i - b.i);
+  return [...top.map((x) => x.t), ...turns.slice(shown)];
 }
 
 /** Unheld words looked into per search, at most. */

@@ -224,6 +224,26 @@ function rankingSession(): string {
   return b.text();
 }
 
+/**
+ * Two turns holding the same two words in one tool output each: the newer repeats them far apart
+ * (more of each, so BM25 and recency put it first), the older says them in one line.
+ */
+function meetingSession(): string {
+  const b = new TranscriptBuilder("srch-meet-0001", "/home/dev/atlas", "2026-03-03T09:00:00.000Z");
+  const filler = "# the build matrix and its caches, one entry per platform\n".repeat(6);
+  b.user("Why is the rollout slow?");
+  b.tool("Bash", { command: "tail deploy.log" }, `${filler}the canary rollout stalled at 5% for an hour\n${filler}`);
+  b.say("It waited on the health check.");
+  b.user("Check the other log.");
+  b.tool(
+    "Bash",
+    { command: "tail build.log" },
+    `canary build ok\n${filler}stalled job retried\n${filler}canary image pushed\n${filler}stalled cache warmed\n`,
+  );
+  b.say("Nothing there.");
+  return b.text();
+}
+
 /** Prompts and replies in German, Russian and Greek, in both cases. */
 function caseSession(): string {
   const b = new TranscriptBuilder("srch-case-0001", "/home/dev/atlas", "2026-03-02T11:00:00.000Z");
@@ -355,6 +375,22 @@ describe("search: ranking by turn, words in context, the push, case folding", ()
     expect(search("ÜBERSICHT").results[0]!.snippet).toContain("Die übersicht zeigt äpfel.");
     // Folding adds no diacritics: a does not find ä.
     expect(search("Apfel").results).toEqual([]);
+  });
+});
+
+describe("search: where the words meet", () => {
+  test("of turns holding the words alike, the one saying them within a line of each other comes first", () => {
+    using dir = tempDir();
+    const db = join(dir.path, "tl.db");
+    writeFileSync(join(dir.path, "meet.jsonl"), meetingSession());
+    expect(runCli(["replay", join(dir.path, "meet.jsonl"), "--db", db]).exitCode).toBe(0);
+    const j = searchJson(db, ["canary", "stalled"]);
+    // turn 2 holds each word twice, far apart; turn 1 once each, in one line: turn 1 first
+    expect(j.results.map((r) => r.turn_key)).toEqual(["srch-meet-0001:1", "srch-meet-0001:2"]);
+    expect(j.results[0]!.windows[0]!.text).toContain("the canary rollout stalled at 5%");
+    // a turn holding more of the words stays above one whose words meet
+    const more = searchJson(db, ["canary", "stalled", "retried"]);
+    expect(more.results[0]!.turn_key).toBe("srch-meet-0001:2");
   });
 });
 

@@ -232,7 +232,11 @@ function meetingSession(): string {
   const b = new TranscriptBuilder("srch-meet-0001", "/home/dev/atlas", "2026-03-03T09:00:00.000Z");
   const filler = "# the build matrix and its caches, one entry per platform\n".repeat(6);
   b.user("Why is the rollout slow?");
-  b.tool("Bash", { command: "tail deploy.log" }, `${filler}the canary rollout stalled at 5% for an hour\n${filler}`);
+  b.tool(
+    "Bash",
+    { command: "tail deploy.log" },
+    `${filler}the canary rollout stalled at 5% for an hour\n${filler}`,
+  );
   b.say("It waited on the health check.");
   b.user("Check the other log.");
   b.tool(

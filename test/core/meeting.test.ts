@@ -10,7 +10,9 @@ import { meetCount, meetingPlace } from "../../src/core/snippet.ts";
 const MEET_SPAN = 240;
 const WINDOW_TERM_MAX = 200;
 
-function oracle(found: { at: number; len: number }[][]): { from: number; to: number; terms: number[] } | null {
+function oracle(
+  found: { at: number; len: number }[][],
+): { from: number; to: number; terms: number[] } | null {
   const all = found
     .flatMap((occ, k) => occ.map((o) => ({ ...o, k })))
     .sort((a, b) => a.at - b.at || a.k - b.k || a.len - b.len);

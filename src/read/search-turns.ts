@@ -52,14 +52,7 @@ export function rankedMatches(
   words: readonly string[],
   kinds: readonly SearchKind[],
   limit = Number.POSITIVE_INFINITY,
-): {
-  ranked: Ranked[];
-  capped: boolean;
-  terms: QueryTerm[];
-  query: ScopedQuery;
-  /** A candidate's head, for where its words meet (byMeeting). */
-  headOf: (kind: SearchKind, id: number) => string;
-} {
+): Matches {
   const terms = parseQuery(words).slice(0, COVERAGE_TERMS);
   const folds = caseFolds(terms.flatMap((t) => t.forms.map((f) => f.s)));
   // The chain's parts and each index's bounds once: every query of the search reads the same scope.
@@ -106,20 +99,8 @@ export function rankedMatches(
     );
   });
   if (terms.length > 1) {
-    // Turns whose rows hold every term in one row, a phrase or whole name included (seen in the
-    // row's head): with `limit` of them, no other turn can rank above them.
-    // The count stops at `limit`: the answer is only whether there are that many.
-    const wholes = terms.filter((t) => t.whole);
-    const every = new Set<string | number>();
-    for (const list of lists) {
-      if (every.size >= limit) break;
-      for (const c of list.values()) {
-        if (wholes.length > 0) c.folded ??= foldCase(c.head);
-        if (wholes.every((t) => termHeld(c.head, c.folded!, t))) every.add(c.turn ?? `${c.kind}:${c.id}`);
-        if (every.size >= limit) break;
-      }
-    }
-    if (every.size >= limit) capped = true;
+    // With `limit` turns holding every term in one row, no other turn can rank above them.
+    if (holdAll(lists, terms, limit)) capped = true;
     else lookUpTerms(db, kinds, terms, query, add);
   }
   const headOf = (kind: SearchKind, id: number) => lists[kinds.indexOf(kind)]?.get(id)?.head ?? "";
@@ -133,6 +114,38 @@ export function rankedMatches(
     query,
     headOf,
   };
+}
+
+/**
+ * Whether `limit` turns have a row holding every term, a phrase or whole name included (seen in
+ * the row's head). The count stops at `limit`: the answer is only whether there are that many.
+ */
+function holdAll(
+  lists: readonly Map<number, SearchCandidate>[],
+  terms: readonly QueryTerm[],
+  limit: number,
+): boolean {
+  const wholes = terms.filter((t) => t.whole);
+  const every = new Set<string | number>();
+  for (const list of lists) {
+    if (every.size >= limit) break;
+    for (const c of list.values()) {
+      if (wholes.length > 0) c.folded ??= foldCase(c.head);
+      if (wholes.every((t) => termHeld(c.head, c.folded!, t))) every.add(c.turn ?? `${c.kind}:${c.id}`);
+      if (every.size >= limit) break;
+    }
+  }
+  return every.size >= limit;
+}
+
+/** What rankedMatches finds: the rows ranked, the terms, and what the steps after it read again. */
+interface Matches {
+  ranked: Ranked[];
+  capped: boolean;
+  terms: QueryTerm[];
+  query: ScopedQuery;
+  /** A candidate's head, for where its words meet (byMeeting). */
+  headOf: (kind: SearchKind, id: number) => string;
 }
 
 /** A search's lookup of terms in one index of its scope (the scope's bounds and chain read once). */

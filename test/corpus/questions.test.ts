@@ -36,11 +36,11 @@ const MIN_SESSIONS = 10;
 /** No session may hold more than this share of the questions. */
 const MAX_SESSION_SHARE = 0.15;
 
-// Recall over all questions (dev and holdout), per scope: a little below what was measured when
-// the query rules landed (docs/search.md, "Measured": project 74.3% @1, 91.7% @5; every project
-// 64.6% / 84.7%), so that one question more or less does not fail the suite.
+// Recall over all questions (dev and holdout), per scope: a little below what was measured
+// (docs/search.md, "Measured": project 77.8% @1, 92.4% @5 since ties are ordered by where the words
+// meet; every project 64.6% / 84.7%), so that one question more or less does not fail the suite.
 const FLOOR: Record<ScopeName, { at1: number; at5: number }> = {
-  project: { at1: 0.72, at5: 0.9 },
+  project: { at1: 0.75, at5: 0.9 },
   all: { at1: 0.62, at5: 0.82 },
 };
 /** Recall@5 per style, all questions, project scope (measured 91.2 / 80.0 / 100 / 96.9%). */

@@ -148,12 +148,13 @@ function occurrencesOf(text: string, folded: string, term: QueryTerm): { at: num
  * span), with the terms it holds; null when no term occurs. This is the line a result shows
  * first: where the words the user remembers meet is where the fact they are after usually is.
  * Ranking reads it too (read/search-turns.ts), for rows it has not shown yet: so it sorts the
- * places natively (each encoded as one number) and slides one window over them, with no call per
- * place.
+ * places natively (each encoded as one number) and slides one window over them, where each place
+ * used to rebuild its own window. Terms past TERM_SLOTS are not looked at (a query has at most 30).
  */
 export function meetingPlace(
   found: readonly { at: number; len: number }[][],
 ): { from: number; to: number; terms: number[] } | null {
+  if (found.length > TERM_SLOTS) found = found.slice(0, TERM_SLOTS);
   let n = 0;
   for (const occ of found) n += occ.length;
   if (n === 0) return null;

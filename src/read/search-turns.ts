@@ -303,14 +303,15 @@ export function searchTurns(
   };
 }
 
-/** Rows of a turn read for where its words meet (byMeeting). */
+/** Rows of a turn read for where its words meet (byMeeting), and turns at most (a large --limit). */
 const MEET_ROWS = 8;
+const MEET_TURNS_MAX = 50;
 
 /**
- * `turns` with the `shown` first reordered where they hold the query equally (`strength`): the
- * turn whose words meet, within a line of one another (core/snippet.ts meetingPlace), in more
- * numbers in one of its first MEET_ROWS rows first; otherwise as ranked (docs/search.md,
- * "Ranking"). A question's words near one another are a statement of its answer; the same words
+ * `turns` with the `shown` first (MEET_TURNS_MAX at most) reordered where they hold the query
+ * equally (`strength`): the turn whose words meet, within a line of one another (core/snippet.ts
+ * meetingPlace), in more numbers in one of its first MEET_ROWS rows first; otherwise as ranked
+ * (docs/search.md, "Ranking"). A question's words near one another are a statement of its answer; the same words
  * scattered over a long output are often a coincidence. The results shown stay the same turns,
  * a turn holding more of the words stays above, and only ties are read.
  */
@@ -320,7 +321,9 @@ function byMeeting(
   terms: readonly QueryTerm[],
   headOf: (kind: SearchKind, id: number) => string,
 ): RankedTurn[] {
-  const top = turns.slice(0, shown).map((t, i) => ({ t, i, strength: strength(t), meet: 0 }));
+  const top = turns
+    .slice(0, Math.min(shown, MEET_TURNS_MAX))
+    .map((t, i) => ({ t, i, strength: strength(t), meet: 0 }));
   const tied = (j: number) =>
     (j > 0 && top[j - 1]!.strength === top[j]!.strength) ||
     (j + 1 < top.length && top[j + 1]!.strength === top[j]!.strength);
@@ -333,7 +336,7 @@ function byMeeting(
   });
   if (!any) return turns;
   top.sort((a, b) => b.strength - a.strength || b.meet - a.meet || a.i - b.i);
-  return [...top.map((x) => x.t), ...turns.slice(shown)];
+  return [...top.map((x) => x.t), ...turns.slice(top.length)];
 }
 
 /** Unheld words looked into per search, at most. */

@@ -73,12 +73,15 @@ function waysBack(
   const kindArgs = q.kind ? ["--kind", q.kind] : [];
   const search = (...args: string[]) => commandLine(selfInvocation(), "search", ...args);
   const retried = withNearest(given, res.unheld);
-  // The words alone are looked for everywhere: one cheap search, and only when something is missing.
+  // The words alone are looked for everywhere (one cheap search, and only when something is
+  // missing): a row must hold one of them as typed, not only a part of a name.
   const missing = res.results.length === 0 ? given : res.unheld.map((u) => u.term);
-  const wider =
-    scope.kind !== "all" &&
-    missing.length > 0 &&
-    rankedMatches(db, { kind: "all" }, missing, kinds, 1).ranked.length > 0;
+  let wider = false;
+  if (scope.kind !== "all" && missing.length > 0) {
+    const found = rankedMatches(db, { kind: "all" }, missing, kinds, 1);
+    const typed = found.terms.reduce((bits, t, i) => (t.hidden ? bits : bits | (1 << i)), 0);
+    wider = found.ranked.some((r) => (r.terms & typed) !== 0);
+  }
   return {
     moreCommand: search(...given, ...again, ...kindArgs, "--limit", String(q.limit * 2)),
     unheld: res.unheld,

@@ -499,6 +499,10 @@ describe("search: golden output", () => {
     expect(partial).toContain(
       `**No row holds:** rollback_window\n   → other projects hold them: ${CLI_INVOCATION} search rollback_window --all\n`,
     );
+    // a mistyped name whose parts other projects hold, but not the name: no such line
+    const parts = run("rollbak_window", "--session", "act-search-0001").stdout;
+    expect(parts).toContain("**No row holds:** rollbak_window");
+    expect(parts).not.toContain("other projects hold");
     // held nowhere: no such line, and the hint stays
     const none = run("zyzzyva", "--session", "act-search-0001");
     expect(none.stdout).not.toContain("other projects hold");

@@ -14,7 +14,7 @@ import { withReader } from "../db/open.ts";
 import { findProject, type Scope } from "../db/project.ts";
 import { resolveChainArg } from "../db/queries/session-arg.ts";
 import { ThroughlineError } from "../errors.ts";
-import { rankedMatches, searchTurns, type TurnResult } from "../read/search-turns.ts";
+import { heldAsTyped, rankedMatches, searchTurns, type TurnResult } from "../read/search-turns.ts";
 import { renderSearch, type SearchView, searchJson } from "../render/search.ts";
 import { dbArgs, jsonArgs, printJson } from "./_args.ts";
 import { defineCommand } from "./_define.ts";
@@ -73,15 +73,10 @@ function waysBack(
   const kindArgs = q.kind ? ["--kind", q.kind] : [];
   const search = (...args: string[]) => commandLine(selfInvocation(), "search", ...args);
   const retried = withNearest(given, res.unheld);
-  // The words alone are looked for everywhere (one cheap search, and only when something is
-  // missing): a row must hold one of them as typed, not only a part of a name.
+  // The words alone are looked for everywhere, and only when something is missing here.
   const missing = res.results.length === 0 ? given : res.unheld.map((u) => u.term);
-  let wider = false;
-  if (scope.kind !== "all" && missing.length > 0) {
-    const found = rankedMatches(db, { kind: "all" }, missing, kinds, 1);
-    const typed = found.terms.reduce((bits, t, i) => (t.hidden ? bits : bits | (1 << i)), 0);
-    wider = found.ranked.some((r) => (r.terms & typed) !== 0);
-  }
+  const wider =
+    scope.kind !== "all" && missing.length > 0 && heldAsTyped(db, { kind: "all" }, missing, kinds);
   return {
     moreCommand: search(...given, ...again, ...kindArgs, "--limit", String(q.limit * 2)),
     unheld: res.unheld,

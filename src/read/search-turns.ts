@@ -138,6 +138,21 @@ function holdAll(
   return every.size >= limit;
 }
 
+/**
+ * Whether a row of `scope` holds one of `words` as typed: a word, or a name whole, not only a part
+ * of a name (`vsla_unifeid`'s `vsla`). One cheap search: its candidates, not its results.
+ */
+export function heldAsTyped(
+  db: Database,
+  scope: Scope,
+  words: readonly string[],
+  kinds: readonly SearchKind[],
+): boolean {
+  const { ranked, terms } = rankedMatches(db, scope, words, kinds, 1);
+  const typed = bitsOf(terms, (t) => !t.hidden);
+  return ranked.some((r) => (r.terms & typed) !== 0);
+}
+
 /** What rankedMatches finds: the rows ranked, the terms, and what the steps after it read again. */
 interface Matches {
   ranked: Ranked[];
@@ -176,7 +191,7 @@ function nearestInScope(
   const texts: string[] = [];
   for (const k of kinds)
     for (const piece of pieces) {
-      const q = { ...query(k, []), match: trigramQuery(piece), clauses: [] };
+      const q = { ...query(k, []), match: trigramQuery(piece) };
       if (q.match === null) continue;
       for (const c of searchCandidates(db, k, q, NEAR_ROWS).candidates) texts.push(c.head);
     }
@@ -247,7 +262,7 @@ export function searchTurns(
   // A word or name as typed that no row of the scope holds: the words near it are what the memory
   // holds instead. Only terms looked up on their own count (a word too short for the index is not).
   const unheld = terms
-    .filter((t, i) => !t.hidden && i < COVERAGE_TERMS && (held & (1 << i)) === 0 && termIndexable(t))
+    .filter((t, i) => !t.hidden && (held & (1 << i)) === 0 && termIndexable(t))
     .slice(0, UNHELD_MAX)
     .map((t) => ({
       term: t.text,
@@ -311,9 +326,9 @@ const MEET_TURNS_MAX = 50;
  * `turns` with the `shown` first (MEET_TURNS_MAX at most) reordered where they hold the query
  * equally (`strength`): the turn whose words meet, within a line of one another (core/snippet.ts
  * meetingPlace), in more numbers in one of its first MEET_ROWS rows first; otherwise as ranked
- * (docs/search.md, "Ranking"). A question's words near one another are a statement of its answer; the same words
- * scattered over a long output are often a coincidence. The results shown stay the same turns,
- * a turn holding more of the words stays above, and only ties are read.
+ * (docs/search.md, "Ranking"). A question's words near one another are a statement of its
+ * answer; the same words scattered over a long output are often a coincidence. The results shown
+ * stay the same turns, a turn holding more of the words stays above, and only ties are read.
  */
 function byMeeting(
   turns: RankedTurn[],

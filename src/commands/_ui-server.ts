@@ -9,6 +9,7 @@ import { TranscriptWatcher } from "../capture/transcript-watch.ts";
 import { formatIso } from "../core/clock.ts";
 import { renderContext } from "../core/context.ts";
 import { conversationOf, type TurnRow } from "../core/conversation.ts";
+import { withNearest } from "../core/did-you-mean.ts";
 import { commandLine, selfInvocation } from "../core/invocation.ts";
 import { pageLinks, parsePage } from "../core/paging.ts";
 import { SEARCH_KINDS } from "../core/search.ts";
@@ -216,13 +217,19 @@ function routes(watcher: TranscriptWatcher, invocation: string): Record<string, 
           error: null,
           first: 1,
           links: { prev: null, next: null },
+          unheld: [],
+          retry: null,
         });
       // Ranking is over the whole match set: page N is the best N pages' last page.
       const page = parsePage(url.searchParams.get("page"), SEARCH_LIMIT);
       const res = searchTurns(db, { kind: "all" }, words, SEARCH_KINDS, page.offset + page.limit);
+      const retried = withNearest(words, res.unheld);
       return searchPage({
         query,
         terms: res.terms,
+        unheld: res.unheld,
+        // The same query with each word no row holds swapped for its nearest (docs/search.md, "Nearest words").
+        retry: retried?.map((w) => (/\s/.test(w) ? `"${w}"` : w)).join(" ") ?? null,
         more: res.more,
         error: null,
         first: page.offset + 1,

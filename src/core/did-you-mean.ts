@@ -2,6 +2,7 @@
  * "Did you mean …?" for a mistyped command or flag name (docs/contract.md: an unknown name is an
  * error naming it, never a silent guess). Pure.
  */
+import { foldCase } from "./fts-terms.ts";
 
 /** Edit distance with adjacent transpositions (`hepl` → `help` is one edit). */
 export function editDistance(a: string, b: string): number {
@@ -77,14 +78,15 @@ export function mayBeMistyped(given: string): boolean {
  */
 export function nearestWords(given: string, texts: readonly string[], max = 3): NearWord[] {
   if (!mayBeMistyped(given)) return [];
-  const target = given.toLowerCase();
+  // The index's own folding (src/core/fts-terms.ts): a word compares as search matches it.
+  const target = foldCase(given);
   const limit = Math.max(1, Math.min(3, Math.floor(target.length / 4)));
   const run = /[.\-/]/.test(target) ? NAME_RUN : WORD_RUN;
   const seen = new Map<string, { word: string; count: number; distance: number }>();
   for (const text of texts)
     for (const m of text.matchAll(run)) {
       const word = m[0];
-      const folded = word.toLowerCase();
+      const folded = foldCase(word);
       const known = seen.get(folded);
       if (known) {
         known.count++;

@@ -107,7 +107,9 @@ export function hookProcess(h: HookDriver, base: Record<string, unknown>) {
       stdout: "pipe",
       stderr: "pipe",
     });
-    expect({ exit: r.exitCode, stderr: r.stderr.toString() }).toEqual({ exit: 0, stderr: "" });
+    // Everything the process left, so a failure seen only in CI says which it was (a signal, a line).
+    const seen = { event, exit: r.exitCode, signal: r.signalCode ?? null, stderr: r.stderr.toString() };
+    expect(seen).toEqual({ event, exit: 0, signal: null, stderr: "" });
     return r.stdout.toString();
   };
 }

@@ -230,6 +230,18 @@ describe.skipIf(!CHROMIUM)("throughline ui in Chromium", () => {
     expect((await text()).toLowerCase()).toContain("due");
   });
 
+  test("search: a word no row holds is named, with the nearest one memory holds, one click away", async () => {
+    await page.goto(`${world.origin}/search?q=compilr+flags`);
+    expect(await page.$eval("p.unheld", (p) => p.textContent ?? "")).toBe(
+      "No row holds: compilr (nearest here: compiler ×1). Also try: compiler flags",
+    );
+    await click("p.unheld a.retry");
+    expect(page.url()).toContain("/search?q=compiler+flags");
+    expect(await page.$$eval("p.unheld", (p) => p.length)).toBe(0);
+    const marks = await page.$$eval("mark", (m) => m.map((x) => x.textContent?.toLowerCase()));
+    expect(marks).toContain("compiler");
+  });
+
   test("live sessions: context use from the transcripts", async () => {
     await page.goto(`${world.origin}/live`);
     const t = await text();

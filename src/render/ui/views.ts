@@ -4,6 +4,7 @@
  */
 import type { ContextStats } from "../../core/context.ts";
 import type { ConversationItem } from "../../core/conversation.ts";
+import type { Unheld } from "../../core/did-you-mean.ts";
 import { assistantName, hostMark } from "../../core/host.ts";
 import type { SearchHit } from "../../core/search.ts";
 import type { MonitorRow } from "../../core/usage.ts";
@@ -221,6 +222,24 @@ export interface SearchPageView {
   /** The rank of the first result shown (1 on the first page). */
   first: number;
   links: Links;
+  /** Typed words no row holds, with the nearest words memory holds (docs/search.md, "Nearest words"). */
+  unheld: Unheld[];
+  /** The query again with those nearest words, or null when none has one. */
+  retry: string | null;
+}
+
+/** What `search` prints as "No row holds" and "also try", as a line and a link. */
+function unheldNote(v: SearchPageView): Html | string {
+  if (v.unheld.length === 0) return "";
+  const words = v.unheld.map((u) =>
+    u.near.length === 0
+      ? html`<b>${u.term}</b>`
+      : html`<b>${u.term}</b> (nearest here: ${u.near.map((n, i) => html`${i > 0 ? ", " : ""}${n.word} ×${n.count}`)})`,
+  );
+  const retry = v.retry
+    ? html` Also try: <a class="retry" href="${href("/search", { q: v.retry })}">${v.retry}</a>`
+    : "";
+  return html`<p class="unheld">No row holds: ${words.map((w, i) => html`${i > 0 ? "; " : ""}${w}`)}.${retry}</p>`;
 }
 
 export function searchPage(v: SearchPageView): string {
@@ -236,6 +255,7 @@ ${r.windows.map((w) => html`<pre class="snippet"><span class="muted">${w.label}:
     html`<h1>Search</h1>
 <form class="search" action="/search" method="get"><input type="search" name="q" value="${v.query}" aria-label="words" autofocus> <button type="submit">search</button></form>
 ${v.error ? html`<p class="error">${v.error}</p>` : ""}
+${unheldNote(v)}
 ${v.query && !v.error ? html`<p>${v.results.length === 0 ? "No result" : `Results ${v.first}–${v.first + v.results.length - 1}`}${v.more ? ", more on the next page" : ""}</p>` : ""}
 <ol class="results" start="${v.first}">${results}</ol>
 ${pager("/search", { q: v.query }, v.links, "results", ["← better matches", "more →"])}`,

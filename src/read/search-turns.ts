@@ -11,6 +11,7 @@ import {
   rankCandidates,
   rankTurns,
   SEARCH_CANDIDATES,
+  SEARCH_DEFAULT_LIMIT,
   SEARCH_TERM_CANDIDATES,
   type SearchCandidate,
   type SearchHit,
@@ -255,8 +256,15 @@ export function searchTurns(
   queryTerms: QueryTerm[];
   unheld: Unheld[];
 } {
-  const { ranked, capped, terms, query, headOf } = rankedMatches(db, scope, words, kinds, limit);
-  const turns = byMeeting(rankTurns(ranked, terms.length), limit, terms, headOf);
+  // At least the turns the tie-break reads are ranked whole, whatever `limit` asks for.
+  const { ranked, capped, terms, query, headOf } = rankedMatches(
+    db,
+    scope,
+    words,
+    kinds,
+    Math.max(limit, MEET_TURNS),
+  );
+  const turns = byMeeting(rankTurns(ranked, terms.length), terms, headOf);
   let held = 0;
   for (const t of turns) held |= t.terms;
   // A word or name as typed that no row of the scope holds: the words near it are what the memory
@@ -318,27 +326,26 @@ export function searchTurns(
   };
 }
 
-/** Rows of a turn read for where its words meet (byMeeting), and turns at most (a large --limit). */
+/** Rows of a turn read for where its words meet (byMeeting). */
 const MEET_ROWS = 8;
-const MEET_TURNS_MAX = 50;
+/** The turns whose ties byMeeting orders: those a search shows when no --limit is given. */
+const MEET_TURNS = SEARCH_DEFAULT_LIMIT;
 
 /**
- * `turns` with the `shown` first (MEET_TURNS_MAX at most) reordered where they hold the query
- * equally (`strength`): the turn whose words meet, within a line of one another (core/snippet.ts
- * meetingPlace), in more numbers in one of its first MEET_ROWS rows first; otherwise as ranked
- * (docs/search.md, "Ranking"). A question's words near one another are a statement of its
- * answer; the same words scattered over a long output are often a coincidence. The results shown
- * stay the same turns, a turn holding more of the words stays above, and only ties are read.
+ * `turns` with the first MEET_TURNS reordered where they hold the query equally (`strength`): the
+ * turn whose words meet, within a line of one another (core/snippet.ts meetingPlace), in more
+ * numbers in one of its first MEET_ROWS rows first; otherwise as ranked (docs/search.md,
+ * "Ranking"). A question's words near one another are a statement of its answer; the same words
+ * scattered over a long output are often a coincidence. A turn holding more of the words stays
+ * above, and only ties are read. The window does not follow `--limit`: the first results are the
+ * same whatever the limit or the page, so a page never repeats or skips a turn of the one before.
  */
 function byMeeting(
   turns: RankedTurn[],
-  shown: number,
   terms: readonly QueryTerm[],
   headOf: (kind: SearchKind, id: number) => string,
 ): RankedTurn[] {
-  const top = turns
-    .slice(0, Math.min(shown, MEET_TURNS_MAX))
-    .map((t, i) => ({ t, i, strength: strength(t), meet: 0 }));
+  const top = turns.slice(0, MEET_TURNS).map((t, i) => ({ t, i, strength: strength(t), meet: 0 }));
   const tied = (j: number) =>
     (j > 0 && top[j - 1]!.strength === top[j]!.strength) ||
     (j + 1 < top.length && top[j + 1]!.strength === top[j]!.strength);

@@ -395,6 +395,37 @@ describe("search: where the words meet", () => {
     // a turn holding more of the words stays above one whose words meet
     const more = searchJson(db, ["canary", "stalled", "retried"]);
     expect(more.results[0]!.turn_key).toBe("srch-meet-0001:2");
+    // The first results do not depend on --limit: `--limit 1` shows the first of the ten, and the
+    // page after it (`more matched`, the web view's next page) neither repeats nor skips a turn.
+    const one = searchJson(db, ["canary", "stalled", "--limit", "1"]);
+    expect(one.results.map((r) => r.turn_key)).toEqual(["srch-meet-0001:1"]);
+    expect(one.more_command).toContain("--limit 2");
+  });
+});
+
+describe("search: the first results do not depend on --limit", () => {
+  test("each --limit shows the first turns of the longest list, tie-break included", () => {
+    using dir = tempDir();
+    const db = join(dir.path, "tl.db");
+    // 30 turns holding both words alike; every third says them in one line, the others far apart.
+    const b = new TranscriptBuilder("srch-pref-0001", "/home/dev/atlas", "2026-03-04T09:00:00.000Z");
+    const filler = "# the build matrix and its caches, one entry per platform\n".repeat(6);
+    for (let i = 0; i < 30; i++) {
+      b.user(`Look at log ${i}.`);
+      const out =
+        i % 3 === 0
+          ? `${filler}the canary rollout stalled at ${i}%\n${filler}`
+          : `canary ${i}\n${filler}stalled ${i}\n${filler}`;
+      b.tool("Bash", { command: `tail log${i}` }, out);
+      b.say(`Read log ${i}.`);
+    }
+    writeFileSync(join(dir.path, "pref.jsonl"), b.text());
+    expect(runCli(["replay", join(dir.path, "pref.jsonl"), "--db", db]).exitCode).toBe(0);
+    const keys = (limit: number) =>
+      searchJson(db, ["canary", "stalled", "--limit", String(limit)]).results.map((r) => r.turn_key);
+    const all = keys(60);
+    expect(all).toHaveLength(30);
+    for (const limit of [1, 3, 5, 10, 20, 25]) expect(keys(limit)).toEqual(all.slice(0, limit));
   });
 });
 

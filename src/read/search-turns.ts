@@ -337,8 +337,8 @@ const MEET_TURNS = SEARCH_DEFAULT_LIMIT;
  * numbers in one of its first MEET_ROWS rows first; otherwise as ranked (docs/search.md,
  * "Ranking"). A question's words near one another are a statement of its answer; the same words
  * scattered over a long output are often a coincidence. A turn holding more of the words stays
- * above, and only ties are read. The window does not follow `--limit`: the first results are the
- * same whatever the limit or the page, so a page never repeats or skips a turn of the one before.
+ * above, and only ties are read. The window does not follow `--limit`, so `--limit 1` shows the
+ * first of the default page.
  */
 function byMeeting(
   turns: RankedTurn[],

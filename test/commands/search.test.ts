@@ -395,8 +395,7 @@ describe("search: where the words meet", () => {
     // a turn holding more of the words stays above one whose words meet
     const more = searchJson(db, ["canary", "stalled", "retried"]);
     expect(more.results[0]!.turn_key).toBe("srch-meet-0001:2");
-    // The first results do not depend on --limit: `--limit 1` shows the first of the ten, and the
-    // page after it (`more matched`, the web view's next page) neither repeats nor skips a turn.
+    // The tie-break does not depend on --limit: `--limit 1` shows the first of the ten.
     const one = searchJson(db, ["canary", "stalled", "--limit", "1"]);
     expect(one.results.map((r) => r.turn_key)).toEqual(["srch-meet-0001:1"]);
     expect(one.more_command).toContain("--limit 2");
@@ -405,6 +404,8 @@ describe("search: where the words meet", () => {
 
 describe("search: the first results do not depend on --limit", () => {
   test("each --limit shows the first turns of the longest list, tie-break included", () => {
+    // Every turn holds both words in one row and nowhere else: the rows read do not change with
+    // --limit (docs/search.md, "Ranking", the dependence left in step 1).
     using dir = tempDir();
     const db = join(dir.path, "tl.db");
     // 30 turns holding both words alike; every third says them in one line, the others far apart.

@@ -265,17 +265,7 @@ export function searchTurns(
     Math.max(limit, MEET_TURNS),
   );
   const turns = byMeeting(rankTurns(ranked, terms.length), terms, headOf);
-  let held = 0;
-  for (const t of turns) held |= t.terms;
-  // A word or name as typed that no row of the scope holds: the words near it are what the memory
-  // holds instead. Only terms looked up on their own count (a word too short for the index is not).
-  const unheld = terms
-    .filter((t, i) => !t.hidden && (held & (1 << i)) === 0 && termIndexable(t))
-    .slice(0, UNHELD_MAX)
-    .map((t) => ({
-      term: t.text,
-      near: mayBeMistyped(t.text) ? nearestInScope(db, kinds, query, t.text) : [],
-    }));
+  const unheld = unheldTerms(db, kinds, query, terms, turns);
   const shown = turns.slice(0, limit);
   // "Every word" is what the user typed: each word, and each name whole (a phrase is its words);
   // windows show those, not an identifier's parts or a phrase's span.
@@ -359,6 +349,28 @@ function byMeeting(
   if (!any) return turns;
   top.sort((a, b) => b.strength - a.strength || b.meet - a.meet || a.i - b.i);
   return [...top.map((x) => x.t), ...turns.slice(top.length)];
+}
+
+/**
+ * A word or name as typed that no row of the scope holds, with the words near it that the memory
+ * holds instead. Only terms looked up on their own count (a word too short for the index is not).
+ */
+function unheldTerms(
+  db: Database,
+  kinds: readonly SearchKind[],
+  query: ScopedQuery,
+  terms: readonly QueryTerm[],
+  turns: readonly RankedTurn[],
+): Unheld[] {
+  let held = 0;
+  for (const t of turns) held |= t.terms;
+  return terms
+    .filter((t, i) => !t.hidden && (held & (1 << i)) === 0 && termIndexable(t))
+    .slice(0, UNHELD_MAX)
+    .map((t) => ({
+      term: t.text,
+      near: mayBeMistyped(t.text) ? nearestInScope(db, kinds, query, t.text) : [],
+    }));
 }
 
 /** Unheld words looked into per search, at most. */

@@ -8,6 +8,7 @@ import {
   SEARCH_KINDS,
   type SearchHit,
   type SearchKind,
+  termIndexable,
 } from "../core/search.ts";
 import type { Database } from "../db/open.ts";
 import { withReader } from "../db/open.ts";
@@ -71,17 +72,27 @@ function waysBack(
 ): Pick<SearchView, "moreCommand" | "unheld" | "retryCommand" | "widerCommand"> {
   const { scope, given, kinds, again } = q;
   const kindArgs = q.kind ? ["--kind", q.kind] : [];
-  const search = (...args: string[]) => commandLine(selfInvocation(), "search", ...args);
+  // A word that starts with `-` would read as a flag: then the flags come first, and `--` before the words.
+  const search = (words: readonly string[], ...flags: string[]) =>
+    commandLine(
+      selfInvocation(),
+      "search",
+      ...(words.some((w) => w.startsWith("-")) ? [...flags, "--", ...words] : [...words, ...flags]),
+    );
   const retried = withNearest(given, res.unheld);
-  // The words alone are looked for everywhere, and only when something is missing here.
-  const missing = res.results.length === 0 ? given : res.unheld.map((u) => u.term);
+  // The words alone are looked for everywhere, and only when something is missing here; only words
+  // the index can look up (a word of one or two letters would be a scan of every row).
+  const missing =
+    res.results.length === 0
+      ? res.queryTerms.filter((t) => !t.hidden && termIndexable(t)).map((t) => t.text)
+      : res.unheld.map((u) => u.term);
   const wider =
     scope.kind !== "all" && missing.length > 0 && heldAsTyped(db, { kind: "all" }, missing, kinds);
   return {
-    moreCommand: search(...given, ...again, ...kindArgs, "--limit", String(q.limit * 2)),
+    moreCommand: search(given, ...again, ...kindArgs, "--limit", String(q.limit * 2)),
     unheld: res.unheld,
-    ...(retried ? { retryCommand: search(...retried, ...again, ...kindArgs) } : {}),
-    ...(wider ? { widerCommand: search(...given, "--all", ...kindArgs) } : {}),
+    ...(retried ? { retryCommand: search(retried, ...again, ...kindArgs) } : {}),
+    ...(wider ? { widerCommand: search(given, "--all", ...kindArgs) } : {}),
   };
 }
 

@@ -114,17 +114,28 @@ export interface Unheld {
 
 /**
  * The query again with each word no row holds replaced by the nearest word the scope holds, or
- * null when none has one (docs/search.md, "Nearest words"). Whole words only: `token` inside
- * `tokens` stays.
+ * null when none has one (docs/search.md, "Nearest words"). A word or name is replaced where it
+ * stands whole, every time and in any case, in one pass: `token` inside `tokens` stays, and a word
+ * inside a path (`validaton` in `src/validaton.ts`) stays for the path's own replacement. A term of
+ * several words (a phrase) is replaced where it first stands whole.
  */
 export function withNearest(given: readonly string[], unheld: readonly Unheld[]): string[] | null {
   const swaps = unheld.filter((u) => u.near.length > 0);
   if (swaps.length === 0) return null;
+  const tokens = new Map<string, string>();
+  const spans: Unheld[] = [];
+  for (const u of swaps) {
+    if (u.term.match(NAME_RUN)?.[0] === u.term) tokens.set(foldCase(u.term), u.near[0]!.word);
+    else spans.push(u);
+  }
   return given.map((arg) =>
-    swaps.reduce((text, u) => {
-      const at = wholeWordAt(text, u.term);
-      return at < 0 ? text : text.slice(0, at) + u.near[0]!.word + text.slice(at + u.term.length);
-    }, arg),
+    spans.reduce(
+      (text, u) => {
+        const at = wholeWordAt(text, u.term);
+        return at < 0 ? text : text.slice(0, at) + u.near[0]!.word + text.slice(at + u.term.length);
+      },
+      tokens.size === 0 ? arg : arg.replace(NAME_RUN, (t) => tokens.get(foldCase(t)) ?? t),
+    ),
   );
 }
 

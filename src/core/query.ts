@@ -114,12 +114,12 @@ const SYNONYMS: readonly string[] = [
   "virtualenv venv",
   "terminal shell bash command",
   "frontend ui page view",
-  "editor ide : vscode vim neovim emacs nano",
+  "editor : vscode vim neovim emacs",
   "browser : chrome chromium firefox safari",
   "screen display monitor",
   "gpu graphics : nvidia cuda rocm",
   "signing signature signed gpg pgp keyring keychain",
-  "certificate cert tls ssl",
+  "certificate tls ssl",
   "cloud : aws gcp azure",
   "download downloaded : wget curl",
   "keyboard shortcut hotkey keybinding",
@@ -129,7 +129,7 @@ const SYNONYMS: readonly string[] = [
   "disk storage drive",
   "start launch boot",
   "stop kill terminate",
-  "memory ram oom leak",
+  "memory oom leak",
   "branch checkout",
   "merge rebase",
   "password secret key credentials",
@@ -141,10 +141,7 @@ const SYNONYMS: readonly string[] = [
 
 /** A stem-ish prefix long enough to mean something. */
 const STEM_MIN = 4;
-/**
- * Forms this short or shorter match at a word start only (`run` finds `runTests`, not
- * `truncate`; `test` not `latest`); a longer form matches anywhere.
- */
+/** Forms this short match at a word start only (`run`: `runTests`, not `truncate`); longer, anywhere. */
 const START_ONLY_MAX = 4;
 
 /** Common endings, longest first: what a word drops to reach the stem its forms share. */
@@ -384,9 +381,10 @@ function literal(text: string, wordStart = false): QueryTerm {
   return { text, forms: [asWritten(foldCase(text), false, wordStart)] };
 }
 
-/** A word as it is written, as a form: start-only when short (a synonym, or a stop word kept). */
+/** A word as written, as a form: start-only when short, or a synonym (`redis` is not in `predis`). */
 function asWritten(s: string, synonym = false, wordStart = true): Form {
-  return { s, start: wordStart && [...s].length <= START_ONLY_MAX, ...(synonym ? { synonym } : {}) };
+  const start = synonym || (wordStart && [...s].length <= START_ONLY_MAX);
+  return synonym ? { s, start, synonym } : { s, start };
 }
 
 /** The terms of one token (core of parseQuery); none for a stop word or a lone short word. */

@@ -75,8 +75,10 @@ export function rankedMatches(
   const requiredBits = bitsOf(terms, (t) => required.includes(t));
   const lists = kinds.map(() => new Map<number, SearchCandidate>());
   let capped = false;
+  let cappedTerms = 0;
   const add = (k: number, found: Lookup, bits: number, own: number) => {
     capped ||= found.capped;
+    if (found.capped) cappedTerms |= own;
     const list = lists[k]!;
     for (const c of found.candidates) {
       const seen = list.get(c.id);
@@ -92,17 +94,19 @@ export function rankedMatches(
   };
   kinds.forEach((k, i) => {
     // Their own forms only: a row holding every word as written or inflected.
-    add(
-      i,
-      searchCandidates(db, k, query(k, required.map(ownForms)), SEARCH_CANDIDATES),
-      requiredBits,
-      requiredBits,
-    );
+    const found = searchCandidates(db, k, query(k, required.map(ownForms)), SEARCH_CANDIDATES);
+    // Capped: an older row may hold any of the terms, a name whole included.
+    if (found.capped) cappedTerms = bitsOf(terms, () => true);
+    add(i, found, requiredBits, requiredBits);
   });
   if (terms.length > 1) {
     // With `limit` turns holding every term in one row, no other turn can rank above them.
-    if (holdAll(lists, terms, limit)) capped = true;
-    else lookUpTerms(db, kinds, terms, query, add);
+    if (holdAll(lists, terms, limit)) {
+      capped = true;
+      // Not looked up alone: whether an older row holds a word the candidates only hold inside
+      // another (`sing` in `using`) is not known, so no word is said to be held by no row.
+      cappedTerms = bitsOf(terms, () => true);
+    } else lookUpTerms(db, kinds, terms, query, add);
   }
   const headOf = (kind: SearchKind, id: number) => lists[kinds.indexOf(kind)]?.get(id)?.head ?? "";
   return {
@@ -111,6 +115,7 @@ export function rankedMatches(
       terms,
     ),
     capped,
+    cappedTerms,
     terms,
     query,
     headOf,
@@ -126,13 +131,15 @@ function holdAll(
   terms: readonly QueryTerm[],
   limit: number,
 ): boolean {
-  const wholes = terms.filter((t) => t.whole);
+  // As ranking reads them (its folded head is kept for it): a short word at a word start, so that
+  // `sing` in `using` is no row holding `sing`.
+  const own = terms.map(ownForms);
   const every = new Set<string | number>();
   for (const list of lists) {
     if (every.size >= limit) break;
     for (const c of list.values()) {
-      if (wholes.length > 0) c.folded ??= foldCase(c.head);
-      if (wholes.every((t) => termHeld(c.head, c.folded!, t))) every.add(c.turn ?? `${c.kind}:${c.id}`);
+      c.folded ??= foldCase(c.head);
+      if (own.every((t) => termHeld(c.head, c.folded!, t))) every.add(c.turn ?? `${c.kind}:${c.id}`);
       if (every.size >= limit) break;
     }
   }
@@ -158,6 +165,8 @@ export function heldAsTyped(
 interface Matches {
   ranked: Ranked[];
   capped: boolean;
+  /** The terms (bits) a lookup of their own forms stopped at its cap for: older rows may hold them. */
+  cappedTerms: number;
   terms: QueryTerm[];
   query: ScopedQuery;
   /** A candidate's head, for where its words meet (byMeeting). */
@@ -257,7 +266,7 @@ export function searchTurns(
   unheld: Unheld[];
 } {
   // At least the turns the tie-break reads are ranked whole, whatever `limit` asks for.
-  const { ranked, capped, terms, query, headOf } = rankedMatches(
+  const { ranked, capped, cappedTerms, terms, query, headOf } = rankedMatches(
     db,
     scope,
     words,
@@ -265,7 +274,7 @@ export function searchTurns(
     Math.max(limit, MEET_TURNS),
   );
   const turns = byMeeting(rankTurns(ranked, terms.length), terms, headOf);
-  const unheld = unheldTerms(db, kinds, query, terms, turns);
+  const unheld = unheldTerms(db, kinds, query, terms, turns, cappedTerms);
   const shown = turns.slice(0, limit);
   // "Every word" is what the user typed: each word, and each name whole (a phrase is its words);
   // windows show those, not an identifier's parts or a phrase's span.
@@ -353,7 +362,10 @@ function byMeeting(
 
 /**
  * A word or name as typed that no row of the scope holds, with the words near it that the memory
- * holds instead. Only terms looked up on their own count (a word too short for the index is not).
+ * holds instead. Only terms looked up on their own count (a word too short for the index is not),
+ * and not one whose lookup stopped at its cap (`sing` in the newest rows' `using`: an older row may
+ * hold it). Each is named; the nearest words are looked up for UNHELD_MAX at most, those that may
+ * be mistyped first.
  */
 function unheldTerms(
   db: Database,
@@ -361,17 +373,17 @@ function unheldTerms(
   query: ScopedQuery,
   terms: readonly QueryTerm[],
   turns: readonly RankedTurn[],
+  cappedTerms: number,
 ): Unheld[] {
-  let held = 0;
+  let held = cappedTerms;
   for (const t of turns) held |= t.terms;
-  return terms
-    .filter((t, i) => !t.hidden && (held & (1 << i)) === 0 && termIndexable(t))
-    .slice(0, UNHELD_MAX)
-    .map((t) => ({
-      term: t.text,
-      near: mayBeMistyped(t.text) ? nearestInScope(db, kinds, query, t.text) : [],
-    }));
+  const unheld = terms.filter((t, i) => !t.hidden && (held & (1 << i)) === 0 && termIndexable(t));
+  const looked = new Set(unheld.filter((t) => mayBeMistyped(t.text)).slice(0, UNHELD_MAX));
+  return unheld.map((t) => ({
+    term: t.text,
+    near: looked.has(t) ? nearestInScope(db, kinds, query, t.text) : [],
+  }));
 }
 
-/** Unheld words looked into per search, at most. */
+/** Unheld words whose nearest words are looked up per search, at most. */
 const UNHELD_MAX = 3;

@@ -430,6 +430,24 @@ describe("search: the first results do not depend on --limit", () => {
   });
 });
 
+describe("search: a short word inside longer ones is not called held by no row", () => {
+  test("`sing` in sixty newer rows' `using`: not named, and no other project is claimed", () => {
+    using dir = tempDir();
+    const db = join(dir.path, "tl.db");
+    const b = new TranscriptBuilder("srch-sing-0001", "/home/dev/sing", "2026-03-05T09:00:00.000Z");
+    b.user("Let us sing the song.").say("Sung.");
+    for (let i = 0; i < 60; i++) b.user(`Keep using the parser, number ${i}.`).say(`Using it, ${i}.`);
+    writeFileSync(join(dir.path, "sing.jsonl"), b.text());
+    expect(runCli(["replay", join(dir.path, "sing.jsonl"), "--db", db]).exitCode).toBe(0);
+    for (const words of [["sing", "parser"], ["sing"]]) {
+      const out = runCli(["search", ...words, "--db", db, "--project", "/home/dev/sing"]);
+      expect(out.exitCode).toBe(0);
+      expect(out.stdout).not.toContain("No row holds");
+      expect(out.stdout).not.toContain("other projects hold");
+    }
+  });
+});
+
 describe("search: the output's bound", () => {
   test(`never more than ${PULL_MAX_BYTES} bytes, and says where it stopped`, () => {
     using dir = tempDir();
@@ -511,6 +529,35 @@ describe("search: golden output", () => {
     const none = cli("zyzzyva");
     expect(none).toContain("**No row holds:** zyzzyva\n");
     expect(none).not.toContain("also try");
+  });
+  test("every word no row holds is named, the mistyped one among them, and a word like a flag comes after --", () => {
+    // four words held nowhere before the typo: each named, and the typo gets its near word
+    const many = cli("zyzzyva", "qqqqa", "qqqqb", "qqqqc", "refreshAcessToken");
+    expect(many).toContain(
+      "**No row holds:** zyzzyva; qqqqa; qqqqb; qqqqc; refreshAcessToken (nearest here:",
+    );
+    expect(many).toContain(
+      `also try: ${CLI_INVOCATION} search zyzzyva qqqqa qqqqb qqqqc refreshAccessToken --all`,
+    );
+    // a word that starts with a dash: the printed commands put it after `--`, and run as printed
+    const out = runCli(["search", "--db", db, "--all", "--limit", "1", "--", "--force", "refreshAcessToken"]);
+    expect(out.exitCode).toBe(0);
+    const retry = out.stdout.match(/^ {3}→ also try: (.+)$/m)![1]!;
+    expect(retry).toBe(`${CLI_INVOCATION} search --all -- --force refreshAccessToken`);
+    expect(out.stdout).toContain(`${CLI_INVOCATION} search --all --limit 2 -- --force refreshAcessToken`);
+    const again = runCli([
+      "search",
+      "--db",
+      db,
+      "--all",
+      "--limit",
+      "1",
+      "--",
+      "--force",
+      "refreshAccessToken",
+    ]);
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain("**No row holds:** --force\n");
   });
   test("nothing in this scope, a match in another project: the command that searches every project", () => {
     // canary and rollback_window are only in /home/dev/atlas's session, not in the shop's

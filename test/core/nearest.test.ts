@@ -74,6 +74,25 @@ describe("withNearest", () => {
     ]);
   });
 
+  test("in one pass, every whole occurrence in any case; a word inside a path is the path's to replace", () => {
+    const near = (word: string) => [{ word, count: 1 }];
+    expect(
+      withNearest(
+        ["validaton", "src/validaton.ts"],
+        [
+          { term: "validaton", near: near("validation") },
+          { term: "src/validaton.ts", near: near("src/validate.ts") },
+        ],
+      ),
+    ).toEqual(["validation", "src/validate.ts"]);
+    expect(
+      withNearest(["Validaton, then validaton."], [{ term: "Validaton", near: near("validation") }]),
+    ).toEqual(["validation, then validation."]);
+    // a phrase is replaced where it first stands whole
+    expect(
+      withNearest(["the refresh tokn flow"], [{ term: "refresh tokn", near: near("refresh token") }]),
+    ).toEqual(["the refresh token flow"]);
+  });
   test("null when no unheld word has a near word: nothing to try", () => {
     expect(withNearest(["zyzzyva"], [{ term: "zyzzyva", near: [] }])).toBeNull();
     expect(withNearest(["cart"], [])).toBeNull();

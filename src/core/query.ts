@@ -357,7 +357,9 @@ export function parseQuery(args: readonly string[]): QueryTerm[] {
     if (found.length === 0 && !isCjk(tok)) dropped.push(tok);
     found.forEach(add);
   };
-  for (const arg of args) {
+  for (const given of args) {
+    // A NUL ends a C string: SQLite would read the index query cut short (the web view's `q=%00`).
+    const arg = given.replaceAll("\0", " ");
     const { phrases, rest } = splitQuotes(arg.trim());
     // An argument holding spaces was quoted in the shell: it is a span like a quoted one.
     const spans = phrases.length === 0 && /\s/.test(arg.trim()) ? [arg.trim()] : phrases;

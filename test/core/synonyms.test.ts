@@ -1,6 +1,7 @@
 /**
  * Synonyms are other words (docs/search.md, "Query rules"): each must begin a word where it is
- * found, and the table holds no short word that is mostly the start of unrelated ones.
+ * found, and the table holds no short word that is mostly the start of unrelated ones. And a query
+ * word with a NUL in it is two words.
  */
 import { describe, expect, test } from "bun:test";
 import { foldCase } from "../../src/core/fts-terms.ts";
@@ -22,5 +23,13 @@ describe("synonyms", () => {
     expect(held("memory", "a random ramp")).toBe(false);
     expect(held("certificate", "certainly")).toBe(false);
     expect(held("editor", "opened it in vscode")).toBe(true);
+  });
+});
+
+describe("a NUL in a query", () => {
+  test("is a space: SQLite would read the index query cut short (the web view's q=%00)", () => {
+    const terms = parseQuery(["ab\u0000cdef"]);
+    expect(terms.map((t) => t.text)).toContain("cdef");
+    expect(terms.flatMap((t) => [t.text, ...t.forms.map((f) => f.s)]).join("")).not.toContain("\u0000");
   });
 });

@@ -112,6 +112,11 @@ export interface Unheld {
   near: NearWord[];
 }
 
+/** How `search` and the web view name the near words: `refreshAccessToken ×4, refreshToken ×1`. */
+export function nearList(near: readonly NearWord[]): string {
+  return near.map((n) => `${n.word} ×${n.count}`).join(", ");
+}
+
 /**
  * The query again with each word no row holds replaced by the nearest word the scope holds, or
  * null when none has one (docs/search.md, "Nearest words"). A word or name is replaced where it

@@ -73,6 +73,7 @@ export function rankedMatches(
   const parts = terms.filter((t) => !t.whole);
   const required = parts.length > 0 ? parts : terms;
   const requiredBits = bitsOf(terms, (t) => required.includes(t));
+  const allBits = bitsOf(terms, () => true);
   const lists = kinds.map(() => new Map<number, SearchCandidate>());
   let capped = false;
   let cappedTerms = 0;
@@ -96,7 +97,7 @@ export function rankedMatches(
     // Their own forms only: a row holding every word as written or inflected.
     const found = searchCandidates(db, k, query(k, required.map(ownForms)), SEARCH_CANDIDATES);
     // Capped: an older row may hold any of the terms, a name whole included.
-    if (found.capped) cappedTerms = bitsOf(terms, () => true);
+    if (found.capped) cappedTerms = allBits;
     add(i, found, requiredBits, requiredBits);
   });
   if (terms.length > 1) {
@@ -105,7 +106,7 @@ export function rankedMatches(
       capped = true;
       // Not looked up alone: whether an older row holds a word the candidates only hold inside
       // another (`sing` in `using`) is not known, so no word is said to be held by no row.
-      cappedTerms = bitsOf(terms, () => true);
+      cappedTerms = allBits;
     } else lookUpTerms(db, kinds, terms, query, add);
   }
   const headOf = (kind: SearchKind, id: number) => lists[kinds.indexOf(kind)]?.get(id)?.head ?? "";

@@ -7,6 +7,7 @@
  */
 import { formatStamp } from "../core/activity-query.ts";
 import { formatIso } from "../core/clock.ts";
+import { nearList } from "../core/did-you-mean.ts";
 import { hostField, hostTag } from "../core/host.ts";
 import type { SearchHit, SearchKind } from "../core/search.ts";
 import { snippet, type Term } from "../core/snippet.ts";
@@ -171,9 +172,7 @@ function unheldLines(v: SearchView): string[] {
   const unheld = v.unheld ?? [];
   if (unheld.length === 0) return [];
   const words = unheld.map((u) =>
-    u.near.length === 0
-      ? u.term
-      : `${u.term} (nearest here: ${u.near.map((n) => `${n.word} ×${n.count}`).join(", ")})`,
+    u.near.length === 0 ? u.term : `${u.term} (nearest here: ${nearList(u.near)})`,
   );
   const lines = [`**No row holds:** ${fit(words.join("; "), ECHO_MAX)}`];
   if (v.retryCommand && v.retryCommand.length <= ECHO_MAX * 2) lines.push(`   → also try: ${v.retryCommand}`);

@@ -4,7 +4,7 @@
  */
 import type { ContextStats } from "../../core/context.ts";
 import type { ConversationItem } from "../../core/conversation.ts";
-import type { Unheld } from "../../core/did-you-mean.ts";
+import { nearList, type Unheld } from "../../core/did-you-mean.ts";
 import { assistantName, hostMark } from "../../core/host.ts";
 import type { SearchHit } from "../../core/search.ts";
 import type { MonitorRow } from "../../core/usage.ts";
@@ -232,9 +232,7 @@ export interface SearchPageView {
 function unheldNote(v: SearchPageView): Html | string {
   if (v.unheld.length === 0) return "";
   const words = v.unheld.map((u) =>
-    u.near.length === 0
-      ? html`<b>${u.term}</b>`
-      : html`<b>${u.term}</b> (nearest here: ${u.near.map((n, i) => html`${i > 0 ? ", " : ""}${n.word} ×${n.count}`)})`,
+    u.near.length === 0 ? html`<b>${u.term}</b>` : html`<b>${u.term}</b> (nearest here: ${nearList(u.near)})`,
   );
   const retry = v.retry
     ? html` Also try: <a class="retry" href="${href("/search", { q: v.retry })}">${v.retry}</a>`

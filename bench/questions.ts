@@ -13,6 +13,7 @@ import {
   evaluateQuestions,
   evaluateWithRetry,
   loadQuestions,
+  PARAPHRASES_FIXTURE,
   QUESTION_STYLES,
   type QuestionResult,
   renderQuestions,
@@ -69,11 +70,21 @@ export async function benchQuestions(): Promise<string> {
     );
     const typos = typoQuestions(questions);
     const typoAnswers = new Map(typos.map((q) => [q.id, answers.get(q.id.replace(/-typo$/, ""))!]));
+    // The second paraphrase set, on its own: mixed into the first it would change the styles' mix.
+    const paraphrases = loadQuestions(PARAPHRASES_FIXTURE);
+    const paraphraseAnswers = resolveAnswers(db, paraphrases);
+    const paraphraseResults = Object.fromEntries(
+      (["project", "all"] as const).map((scope) => [
+        scope,
+        evaluateQuestions(db, paraphrases, scopeFor(scope), paraphraseAnswers),
+      ]),
+    ) as Record<ScopeName, QuestionResult[]>;
     return [
       renderQuestions(questions, answers, results),
       ...(["project", "all"] as const).map((scope) =>
         renderRetries(scope, evaluateWithRetry(db, typos, scopeFor(scope), typoAnswers)),
       ),
+      renderQuestions(paraphrases, paraphraseAnswers, paraphraseResults, "second paraphrase set"),
     ].join("\n");
   } finally {
     db.close();

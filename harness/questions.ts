@@ -45,6 +45,13 @@ export interface Question {
 }
 
 export const QUESTIONS_FIXTURE = join(FIXTURES, "questions", "corpus.json");
+/**
+ * A second, larger set of paraphrases only (docs/search.md, "Questions"), written blind after the
+ * first set's figures were known: by writers who saw no ranking, from the same split of sessions
+ * (and, for the holdout, sessions the first set left out), to measure the weakest style on more
+ * than the first set's 40. Same rules and format.
+ */
+export const PARAPHRASES_FIXTURE = join(FIXTURES, "questions", "paraphrases.json");
 /** How many turns an evidence string (and the union of a question's) may be found in. */
 export const MAX_ANSWER_TURNS = 3;
 /** How many results each question's search asks for. */
@@ -322,11 +329,12 @@ export function renderQuestions(
   questions: readonly Question[],
   answers: Map<string, Answer>,
   byScope: Record<ScopeName, readonly QuestionResult[]>,
+  title = "question benchmark",
 ): string {
   const sessions = new Set(questions.map((q) => q.session)).size;
   const tool = questions.filter((q) => answers.get(q.id)?.toolOnly).length;
   return [
-    `question benchmark: ${questions.length} questions from ${sessions} sessions; evidence only in tool input/output: ${tool} (${pct(tool, questions.length)})`,
+    `${title}: ${questions.length} questions from ${sessions} sessions; evidence only in tool input/output: ${tool} (${pct(tool, questions.length)})`,
     renderScope("project", byScope.project),
     renderScope("all", byScope.all),
   ].join("\n");

@@ -115,7 +115,7 @@ export default defineCommand({
       type: "positional",
       required: true,
       description:
-        "A question or words. Question and stop words drop out; each word also finds its forms (migrate, migration) and common synonyms (linter: eslint, biome); identifiers match whole and by parts; a quoted 2-3 word span also counts as a phrase. Turns holding the most words come first. A word no row holds is named, with the nearest words this memory holds and the command to search again",
+        "A question or words. Question and stop words drop out; each word also finds its forms (migrate, migration) and common synonyms (linter: eslint, biome); identifiers match whole and by parts; a quoted 2-3 word span also counts as a phrase. Of the turns holding the most words, those saying the most of them together come first. A word no row holds is named, with the nearest words this memory holds and the command to search again",
     },
     session: {
       type: "string",

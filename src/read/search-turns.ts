@@ -16,7 +16,6 @@ import {
   type SearchCandidate,
   type SearchHit,
   type SearchKind,
-  strength,
   termIndexable,
   termsMatch,
   termsOf,
@@ -266,7 +265,7 @@ export function searchTurns(
   queryTerms: QueryTerm[];
   unheld: Unheld[];
 } {
-  // At least the turns the tie-break reads are ranked whole, whatever `limit` asks for.
+  // At least the turns byMeeting orders are ranked whole, whatever `limit` asks for.
   const { ranked, capped, cappedTerms, terms, query, headOf } = rankedMatches(
     db,
     scope,
@@ -328,36 +327,32 @@ export function searchTurns(
 
 /** Rows of a turn read for where its words meet (byMeeting). */
 const MEET_ROWS = 8;
-/** The turns whose ties byMeeting orders: those a search shows when no --limit is given. */
+/** The turns byMeeting orders: those a search shows when no --limit is given. */
 const MEET_TURNS = SEARCH_DEFAULT_LIMIT;
 
 /**
- * `turns` with the first MEET_TURNS reordered where they hold the query equally (`strength`): the
- * turn whose words meet, within a line of one another (core/snippet.ts meetingPlace), in more
- * numbers in one of its first MEET_ROWS rows first; otherwise as ranked (docs/search.md,
- * "Ranking"). A question's words near one another are a statement of its answer; the same words
- * scattered over a long output are often a coincidence. A turn holding more of the words stays
- * above, and only ties are read. The window does not follow `--limit`, so `--limit 1` shows the
- * first of the default page.
+ * `turns` with the first MEET_TURNS (the turns holding the most of the words: the default page)
+ * put in order of where their words meet: the turn in one of whose first MEET_ROWS rows more of
+ * its words occur within a line of one another (core/snippet.ts meetingPlace) first, then the
+ * order of `rankTurns` (docs/search.md, "Ranking"). A question's words near one another are a
+ * statement of its answer; the same words scattered over a long output are often a coincidence,
+ * and the longer a text, the more of a question's words it holds by chance. The window does not
+ * follow `--limit`, so `--limit 1` shows the first of the default page.
  */
 function byMeeting(
   turns: RankedTurn[],
   terms: readonly QueryTerm[],
   headOf: (kind: SearchKind, id: number) => string,
 ): RankedTurn[] {
-  const top = turns.slice(0, MEET_TURNS).map((t, i) => ({ t, i, strength: strength(t), meet: 0 }));
-  const tied = (j: number) =>
-    (j > 0 && top[j - 1]!.strength === top[j]!.strength) ||
-    (j + 1 < top.length && top[j + 1]!.strength === top[j]!.strength);
-  let any = false;
-  top.forEach((x, j) => {
-    if (!tied(j)) return;
-    any = true;
-    for (const m of x.t.members.slice(0, MEET_ROWS))
-      x.meet = Math.max(x.meet, meetCount(headOf(m.kind, m.id), termsOf(m.terms, terms)));
+  // One word meets only itself: nothing to reorder.
+  if (terms.length < 2) return turns;
+  const top = turns.slice(0, MEET_TURNS).map((t, i) => {
+    let meet = 0;
+    for (const m of t.members.slice(0, MEET_ROWS))
+      meet = Math.max(meet, meetCount(headOf(m.kind, m.id), termsOf(m.terms, terms)));
+    return { t, i, meet };
   });
-  if (!any) return turns;
-  top.sort((a, b) => b.strength - a.strength || b.meet - a.meet || a.i - b.i);
+  top.sort((a, b) => b.meet - a.meet || a.i - b.i);
   return [...top.map((x) => x.t), ...turns.slice(top.length)];
 }
 

@@ -245,6 +245,16 @@ function meetingSession(): string {
     `canary build ok\n${filler}stalled job retried\n${filler}canary image pushed\n${filler}stalled cache warmed\n`,
   );
   b.say("Nothing there.");
+  b.user("And the upload?");
+  b.tool("Bash", { command: "tail upload.log" }, `${filler}the quota was exceeded for the upload\n${filler}`);
+  b.say("Raise it.");
+  b.user("Which tenant?");
+  b.tool(
+    "Bash",
+    { command: "tail tenant.log" },
+    `quota report\n${filler}exceeded nothing\n${filler}tenant acme\n`,
+  );
+  b.say("None.");
   return b.text();
 }
 
@@ -383,7 +393,7 @@ describe("search: ranking by turn, words in context, the push, case folding", ()
 });
 
 describe("search: where the words meet", () => {
-  test("of turns holding the words alike, the one saying them within a line of each other comes first", () => {
+  test("of the turns shown, the one saying the most words within a line of each other comes first", () => {
     using dir = tempDir();
     const db = join(dir.path, "tl.db");
     writeFileSync(join(dir.path, "meet.jsonl"), meetingSession());
@@ -392,9 +402,13 @@ describe("search: where the words meet", () => {
     // turn 2 holds each word twice, far apart; turn 1 once each, in one line: turn 1 first
     expect(j.results.map((r) => r.turn_key)).toEqual(["srch-meet-0001:1", "srch-meet-0001:2"]);
     expect(j.results[0]!.windows[0]!.text).toContain("the canary rollout stalled at 5%");
-    // a turn holding more of the words stays above one whose words meet
+    // where as many words meet, the turn holding more of them comes first
     const more = searchJson(db, ["canary", "stalled", "retried"]);
     expect(more.results[0]!.turn_key).toBe("srch-meet-0001:2");
+    // two words said together come before three scattered over a long output
+    const together = searchJson(db, ["quota", "exceeded", "tenant"]);
+    expect(together.results.map((r) => r.turn_key)).toEqual(["srch-meet-0001:3", "srch-meet-0001:4"]);
+    expect(together.results[0]!.windows[0]!.text).toContain("the quota was exceeded for the upload");
     // The tie-break does not depend on --limit: `--limit 1` shows the first of the ten.
     const one = searchJson(db, ["canary", "stalled", "--limit", "1"]);
     expect(one.results.map((r) => r.turn_key)).toEqual(["srch-meet-0001:1"]);

@@ -38,18 +38,18 @@ const MIN_SESSIONS = 10;
 const MAX_SESSION_SHARE = 0.15;
 
 // Recall over all questions (dev and holdout), per scope: a little below what was measured
-// (docs/search.md, "Measured": project 77.8% @1, 92.4% @5 since ties are ordered by where the words
-// meet; every project 64.6% / 84.7%), so that one question more or less does not fail the suite.
+// (docs/search.md, "Measured": project 78.5% @1, 93.1% @5 since the first page is in order of where
+// the words meet; every project 72.2% / 87.5%), so that one question more or less does not fail the suite.
 const FLOOR: Record<ScopeName, { at1: number; at5: number }> = {
   project: { at1: 0.75, at5: 0.9 },
-  all: { at1: 0.62, at5: 0.82 },
+  all: { at1: 0.69, at5: 0.85 },
 };
-/** Recall@5 per style, all questions, project scope (measured 91.2 / 80.0 / 100 / 96.9%). */
+/** Recall@5 per style, all questions, project scope (measured 97.1 / 85.0 / 100 / 90.6%). */
 const STYLE_FLOOR_AT_5: Record<QuestionStyle, number> = {
-  natural: 0.88,
-  paraphrase: 0.77,
+  natural: 0.94,
+  paraphrase: 0.82,
   name: 0.97,
-  quoted: 0.93,
+  quoted: 0.87,
 };
 /**
  * The typo questions (harness/questions.ts typoQuestions) found within two searches, the first and
@@ -63,9 +63,9 @@ const TYPO_GAIN = 0.06;
 const MAX_EMPTY = 0;
 /**
  * The second paraphrase set, project scope, dev and holdout together: a little below what was
- * measured (docs/search.md, "Questions": 48.9% @1, 81.8% @5 of 88).
+ * measured (docs/search.md, "Questions": 51.1% @1, 88.6% @5 of 88).
  */
-const PARAPHRASE_SET_FLOOR = { at1: 0.45, at5: 0.78 };
+const PARAPHRASE_SET_FLOOR = { at1: 0.48, at5: 0.85 };
 
 describe.skipIf(!present)("question benchmark over the corpus", () => {
   let env: ReturnType<typeof tempDb>;

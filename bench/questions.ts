@@ -10,16 +10,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  evaluateQuestions,
+  evaluateScopes,
   evaluateWithRetry,
   loadQuestions,
   PARAPHRASES_FIXTURE,
   QUESTION_STYLES,
-  type QuestionResult,
   renderQuestions,
   renderRetries,
   resolveAnswers,
-  type ScopeName,
   SPLITS,
   scopeFor,
   tally,
@@ -41,9 +39,7 @@ export async function benchQuestions(): Promise<string> {
     replay(db, [CORPUS_TRANSCRIPTS]);
     const questions = loadQuestions();
     const answers = resolveAnswers(db, questions);
-    const results = {} as Record<ScopeName, QuestionResult[]>;
-    for (const scope of ["project", "all"] as const)
-      results[scope] = evaluateQuestions(db, questions, scopeFor(scope), answers);
+    const results = evaluateScopes(db, questions, answers);
     const tallies = Object.fromEntries(
       (["project", "all"] as const).map((scope) => [
         scope,
@@ -73,12 +69,7 @@ export async function benchQuestions(): Promise<string> {
     // The second paraphrase set, on its own: mixed into the first it would change the styles' mix.
     const paraphrases = loadQuestions(PARAPHRASES_FIXTURE);
     const paraphraseAnswers = resolveAnswers(db, paraphrases);
-    const paraphraseResults = Object.fromEntries(
-      (["project", "all"] as const).map((scope) => [
-        scope,
-        evaluateQuestions(db, paraphrases, scopeFor(scope), paraphraseAnswers),
-      ]),
-    ) as Record<ScopeName, QuestionResult[]>;
+    const paraphraseResults = evaluateScopes(db, paraphrases, paraphraseAnswers);
     return [
       renderQuestions(questions, answers, results),
       ...(["project", "all"] as const).map((scope) =>

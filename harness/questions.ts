@@ -189,6 +189,18 @@ export function evaluateQuestions(
   });
 }
 
+/** Each question in its answering project and across everything (the two tables a report prints). */
+export function evaluateScopes(
+  db: Database,
+  questions: readonly Question[],
+  answers: Map<string, Answer>,
+): Record<ScopeName, QuestionResult[]> {
+  return {
+    project: evaluateQuestions(db, questions, scopeFor("project"), answers),
+    all: evaluateQuestions(db, questions, scopeFor("all"), answers),
+  };
+}
+
 /** One search as `search` runs it: the answer's rank in the top RESULTS, and the also-try query. */
 function ask(
   db: Database,

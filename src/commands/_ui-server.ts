@@ -85,6 +85,11 @@ async function bundleClient(): Promise<string | null> {
   }
 }
 
+/** A search box's text for `words`: searchWords reads it back, a word holding spaces quoted. */
+export function searchQuery(words: readonly string[]): string {
+  return words.map((w) => (/\s/.test(w) ? `"${w}"` : w)).join(" ");
+}
+
 /** Words and "quoted phrases" of a search box. */
 export function searchWords(q: string): string[] {
   const out: string[] = [];
@@ -229,7 +234,7 @@ function routes(watcher: TranscriptWatcher, invocation: string): Record<string, 
         terms: res.terms,
         unheld: res.unheld,
         // The same query with each word no row holds swapped for its nearest (docs/search.md, "Nearest words").
-        retry: retried?.map((w) => (/\s/.test(w) ? `"${w}"` : w)).join(" ") ?? null,
+        retry: retried ? searchQuery(retried) : null,
         more: res.more,
         error: null,
         first: page.offset + 1,

@@ -11,6 +11,7 @@ import { CORPUS_TRANSCRIPTS, tempDb } from "../../harness/db.ts";
 import {
   type Answer,
   evaluateQuestions,
+  evaluateScopes,
   evaluateWithRetry,
   loadQuestions,
   MAX_ANSWER_TURNS,
@@ -105,8 +106,7 @@ describe.skipIf(!present)("question benchmark over the corpus", () => {
 
   test("recall by style and split, in the answering project and across everything", () => {
     answers ??= resolveAnswers(env.db, questions);
-    for (const scope of ["project", "all"] as const)
-      results[scope] = evaluateQuestions(env.db, questions, scopeFor(scope), answers);
+    Object.assign(results, evaluateScopes(env.db, questions, answers));
     console.log(renderQuestions(questions, answers, results));
     const dev = results.project.filter((r) => r.question.split === "dev" && r.rank === null);
     if (dev.length > 0)
@@ -173,9 +173,7 @@ describe.skipIf(!present)("question benchmark over the corpus", () => {
       }),
     );
     expect(crossing.map((q) => q.id)).toEqual([]);
-    const byScope = {} as Record<ScopeName, QuestionResult[]>;
-    for (const scope of ["project", "all"] as const)
-      byScope[scope] = evaluateQuestions(env.db, set, scopeFor(scope), setAnswers);
+    const byScope = evaluateScopes(env.db, set, setAnswers);
     console.log(renderQuestions(set, setAnswers, byScope, "second paraphrase set"));
     const t = tally(byScope.project);
     expect(t.at1 / t.n).toBeGreaterThanOrEqual(PARAPHRASE_SET_FLOOR.at1);
